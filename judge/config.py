@@ -1,0 +1,119 @@
+"""Configuration: defaults, a TOML/JSON config file, ``JUDGE_*`` environment variables, CLI flags."""
+
+from __future__ import annotations
+
+import os
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class CitationPolicy(str, Enum):
+    STRICT = "strict"  # an uncited factual claim fails as `uncited`
+    SEARCH = "search"  # an uncited claim is aligned to the most similar passages
+
+
+class Extractor(str, Enum):
+    SENTENCE = "sentence"  # one claim per sentence, no model call
+    LLM = "llm"  # FActScore-style decomposition into atomic facts
+
+
+def default_state_dir() -> Path:
+    """One directory holds all state (cache, local server, audit log); JUDGE_STATE_DIR moves it."""
+    env = os.environ.get("JUDGE_STATE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "grounding-judge"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="JUDGE_", extra="ignore")
+
+    # Judge endpoint. No base_url means: start and use the embedded local judge.
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str = "not-needed"
+    timeout_s: float = Field(default=120.0, gt=0)
+    connect_timeout_s: float = Field(default=5.0, gt=0)
+    reasks: int = Field(default=1, ge=0, le=3, description="re-asks on invalid output only")
+    http_retries: int = Field(default=1, ge=0, le=3, description="openai client retries on 5xx")
+    max_tokens: int = Field(default=256, ge=16, le=4096)
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    logprobs: bool = True
+    concurrency: int = Field(default=2, ge=1, le=256)
+
+    # Pipeline.
+    extractor: Extractor = Extractor.SENTENCE
+    check_conclusion: bool = True
+    citation_policy: CitationPolicy = CitationPolicy.STRICT
+    search_top_k: int = Field(default=2, ge=1, le=20)
+    max_citations_per_claim: int = Field(default=4, ge=1)
+    stuffing_min_passages: int = Field(default=3, ge=2)
+    max_answer_chars: int = Field(default=20_000, ge=1)
+    max_claims: int = Field(default=200, ge=1)
+    max_passages: int = Field(default=500, ge=1)
+    max_passage_chars: int = Field(default=200_000, ge=1)
+    window_tokens: int = Field(default=700, ge=64)
+    window_overlap_tokens: int = Field(default=100, ge=0)
+    evidence_selection: bool = True
+    selection_top_sentences: int = Field(default=4, ge=1)
+    selection_neighbours: int = Field(default=1, ge=0)
+
+    # Decision thresholds on P(supported) and P(contradicted); see README "Thresholds".
+    t_entail: float = Field(default=0.5, ge=0.0, le=1.0)
+    t_contra: float = Field(default=0.5, ge=0.0, le=1.0)
+    calibration_file: Path | None = None
+
+    # Policy.
+    repair_min_kept_ratio: float = Field(default=0.5, ge=0.0, le=1.0)
+    max_regenerations: int = Field(default=1, ge=0, le=3)
+
+    # State.
+    state_dir: Path = Field(default_factory=default_state_dir)
+    cache_enabled: bool = True
+    local_model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.state_dir / "cache"
+
+
+def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
+    """Build settings: defaults < config file < environment < explicit overrides (CLI flags)."""
+    file_values: dict[str, Any] = {}
+    path = config_file or (Path(os.environ["JUDGE_CONFIG"]) if "JUDGE_CONFIG" in os.environ else None)
+    if path is not None:
+        file_values = _read_config_file(path)
+    env_settings = Settings()
+    merged: dict[str, Any] = {**file_values}
+    for name in env_settings.model_fields_set:
+        merged[name] = getattr(env_settings, name)
+    merged.update({k: v for k, v in overrides.items() if v is not None})
+    return Settings.model_validate(merged)
+
+
+def _read_config_file(path: Path) -> dict[str, Any]:
+    from judge.errors import ConfigError
+
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}") from exc
+    try:
+        if path.suffix == ".toml":
+            import tomllib
+
+            data = tomllib.loads(raw)
+        else:
+            import json
+
+            data = json.loads(raw)
+    except ValueError as exc:
+        raise ConfigError(f"config file {path} is not valid: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path} must hold a table of settings")
+    return data

@@ -1,0 +1,61 @@
+"""Every error the verifier raises, split by whose fault it is.
+
+    JudgeError                      base class
+    ├── InputError                  the caller's request is wrong (exit code 3)
+    │   └── LimitExceeded           the request is over a configured bound
+    ├── ConfigError                 the configuration is wrong (exit code 3)
+    └── VerifierFault               the verifier could not decide (exit code 4)
+        ├── JudgeUnavailable        refused connection, timeout, 4xx/5xx, dead local server
+        ├── JudgeOutputInvalid      malformed, truncated or out-of-schema judge output
+        ├── CacheFault              the verdict cache could not be read or written
+        └── LocalServerError        the embedded judge server failed to start or died
+
+A ``VerifierFault`` never passes an answer: the pipeline turns it into ``verifier_error``
+verdicts and a blocked answer.
+"""
+
+from __future__ import annotations
+
+
+class JudgeError(Exception):
+    """Base class of every error raised by this package."""
+
+
+class InputError(JudgeError):
+    """The request is malformed. ``field`` names the offending field."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+    def __str__(self) -> str:
+        base = super().__str__()
+        return f"{self.field}: {base}" if self.field else base
+
+
+class LimitExceeded(InputError):
+    """The request is over a configured bound (answer length, claim count, passage size)."""
+
+
+class ConfigError(JudgeError):
+    """The configuration is invalid."""
+
+
+class VerifierFault(JudgeError):
+    """The verifier could not reach a decision. Always fails closed."""
+
+
+class JudgeUnavailable(VerifierFault):
+    """The judge endpoint refused, timed out, or answered with an HTTP error."""
+
+
+class JudgeOutputInvalid(VerifierFault):
+    """The judge's output was malformed, truncated, or outside the verdict schema."""
+
+
+class CacheFault(VerifierFault):
+    """The verdict cache could not be used."""
+
+
+class LocalServerError(VerifierFault):
+    """The embedded judge server could not be started, or died."""

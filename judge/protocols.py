@@ -1,0 +1,91 @@
+"""The seams of the pipeline: what a judge, a decomposer and a deterministic check look like.
+
+Plain protocols: the real HTTP judge and the test fakes satisfy them without registration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, runtime_checkable
+
+from judge.schemas import CheckOutcome, Claim, JudgeTrace
+
+JudgeLabel = Literal["supported", "unsupported", "contradicted"]
+
+
+@dataclass(frozen=True)
+class PremisePiece:
+    """Where a stretch of the premise text comes from: passage id and offsets in that passage."""
+
+    passage_id: str
+    premise_start: int
+    premise_end: int
+    passage_start: int
+
+
+@dataclass(frozen=True)
+class Premise:
+    """The evidence text a claim is judged against: one window over its cited passages."""
+
+    text: str
+    pieces: tuple[PremisePiece, ...]
+    window_index: int = 0
+    window_count: int = 1
+
+    @property
+    def passage_ids(self) -> list[str]:
+        ids: list[str] = []
+        for piece in self.pieces:
+            if piece.passage_id not in ids:
+                ids.append(piece.passage_id)
+        return ids
+
+
+@dataclass
+class EntailmentResult:
+    """A validated judge verdict for one claim against one premise."""
+
+    label: JudgeLabel
+    reason: str
+    p_supported: float | None
+    p_contradicted: float | None
+    evidence_quote: str | None
+    evidence_ids: list[str]
+    trace: JudgeTrace
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Decides whether a premise entails, contradicts or does not support a claim.
+
+    Raises ``judge.errors.VerifierFault`` (never returns a default label) when it cannot decide.
+    """
+
+    model_id: str
+
+    async def entail(
+        self, claim: Claim, premise: Premise, question: str | None = None
+    ) -> EntailmentResult: ...
+
+
+@runtime_checkable
+class Decomposer(Protocol):
+    """Splits a sentence into atomic, decontextualised facts."""
+
+    async def decompose(
+        self, sentence: str, context: str, question: str | None = None
+    ) -> list[str]: ...
+
+
+@runtime_checkable
+class Check(Protocol):
+    """A deterministic check of a claim against the text of its cited evidence.
+
+    Returns ``None`` when the claim holds nothing this check looks at.
+    Pure: no I/O, no state between calls.
+    """
+
+    name: str
+
+    def __call__(self, claim: str, evidence: str) -> CheckOutcome | None: ...

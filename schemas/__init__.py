@@ -1,0 +1,45 @@
+"""Pydantic models for requests, the evidence ledger, claims, verdicts and reports.
+
+Shipped as ``judge.schemas``; the repository keeps them in ``schemas/``.
+"""
+
+from judge.schemas.claim import Claim, ClaimOrigin, CharSpan, StructuredClaim
+from judge.schemas.ledger import EvidenceLedger, Passage, content_hash
+from judge.schemas.request import FirstTierClaim, FirstTierSignal, VerifyRequest
+from judge.schemas.verdict import (
+    FAILING_LABELS,
+    Action,
+    CheckOutcome,
+    CheckStatus,
+    ClaimVerdict,
+    CoverageReport,
+    EvidenceSpan,
+    JudgeTrace,
+    Label,
+    RepairEdit,
+    VerifyResponse,
+)
+
+__all__ = [
+    "FAILING_LABELS",
+    "Action",
+    "CharSpan",
+    "CheckOutcome",
+    "CheckStatus",
+    "Claim",
+    "ClaimOrigin",
+    "ClaimVerdict",
+    "CoverageReport",
+    "EvidenceLedger",
+    "EvidenceSpan",
+    "FirstTierClaim",
+    "FirstTierSignal",
+    "JudgeTrace",
+    "Label",
+    "Passage",
+    "RepairEdit",
+    "StructuredClaim",
+    "VerifyRequest",
+    "VerifyResponse",
+    "content_hash",
+]
