@@ -45,14 +45,21 @@ class Settings(BaseSettings):
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     logprobs: bool = True
     concurrency: int = Field(default=2, ge=1, le=256)
+    verdict_variant: str = Field(
+        default="label_first", description="judge output field order: label_first | quote_first"
+    )
 
     # Pipeline.
     extractor: Extractor = Extractor.SENTENCE
+    decompose_fallback: bool = Field(
+        default=True, description="on a failed decomposition, judge the whole sentence (reported)"
+    )
     check_conclusion: bool = True
     citation_policy: CitationPolicy = CitationPolicy.STRICT
     search_top_k: int = Field(default=2, ge=1, le=20)
     max_citations_per_claim: int = Field(default=4, ge=1)
     stuffing_min_passages: int = Field(default=3, ge=2)
+    detect_stuffing: bool = True
     max_answer_chars: int = Field(default=20_000, ge=1)
     max_claims: int = Field(default=200, ge=1)
     max_passages: int = Field(default=500, ge=1)

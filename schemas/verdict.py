@@ -153,3 +153,4 @@ class VerifyResponse(BaseModel):
     judge_calls: int = 0
     seconds: float = 0.0
     calibration_hash: str | None = None
+    limits_exceeded: list[str] = Field(default_factory=list)

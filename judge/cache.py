@@ -1,0 +1,142 @@
+"""The verdict cache: validated judge verdicts on disk, keyed by everything that can change them.
+
+Backed by :class:`diskcache.Cache` (SQLite), which is safe across processes. Values are JSON
+text, never pickles, and are validated again when read. Only validated verdicts are stored;
+errors never are.
+
+Fail closed: a cache that cannot be opened, read or written raises :class:`CacheFault`, and so
+does a stored entry that does not parse, since a corrupt entry means the store cannot be
+trusted. Only a key that is absent is a miss.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import diskcache
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from judge.config import Settings
+from judge.errors import CacheFault
+from judge.protocols import EntailmentResult, JudgeLabel, Premise
+from judge.schemas import JudgeTrace
+from judge.schemas.ledger import canonical_hash, content_hash
+
+_FORMAT = 1
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    format: int = Field(ge=_FORMAT, le=_FORMAT)
+    label: JudgeLabel
+    reason: str
+    p_supported: float | None = Field(ge=0.0, le=1.0)
+    p_contradicted: float | None = Field(ge=0.0, le=1.0)
+    evidence_quote: str | None
+    evidence_ids: list[str]
+    extra: dict[str, float]
+    trace: JudgeTrace
+
+
+def verdict_key(
+    *,
+    ledger_hash: str | None,
+    claim: str,
+    question: str | None,
+    premise: Premise,
+    model: str,
+    template_hash: str,
+    variant: str,
+    decoding: Mapping[str, Any],
+) -> str:
+    """Canonical hash of everything that can change a verdict (the nonce and timeouts cannot)."""
+    key: str = canonical_hash(
+        {
+            "ledger": ledger_hash,
+            "claim": claim,
+            "question": question,
+            "premise": content_hash(premise.text),
+            "pieces": [
+                [p.passage_id, p.premise_start, p.premise_end, p.passage_start]
+                for p in premise.pieces
+            ],
+            "model": model,
+            "template": template_hash,
+            "variant": variant,
+            "decoding": dict(decoding),
+        }
+    )
+    return key
+
+
+class VerdictCache:
+    def __init__(self, directory: Path | str) -> None:
+        self.directory = Path(directory)
+        try:
+            self._store = diskcache.Cache(str(self.directory))
+        except Exception as exc:  # any failure of the store fails closed
+            raise CacheFault(f"cannot open verdict cache at {self.directory}: {exc}") from exc
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> VerdictCache | None:
+        """The cache under ``settings.cache_dir``, or ``None`` when caching is off."""
+        return cls(settings.cache_dir) if settings.cache_enabled else None
+
+    def get(self, key: str) -> EntailmentResult | None:
+        """The stored verdict, marked cached (no calls, no tokens); ``None`` on a miss."""
+        try:
+            raw = self._store.get(key, default=None)
+        except Exception as exc:
+            raise CacheFault(f"cannot read verdict cache: {exc}") from exc
+        if raw is None:
+            return None
+        if not isinstance(raw, str):
+            raise CacheFault(f"corrupt verdict cache entry {key}: not JSON text")
+        try:
+            entry = _Entry.model_validate(json.loads(raw))
+        except (ValueError, ValidationError) as exc:
+            raise CacheFault(f"corrupt verdict cache entry {key}: {exc}") from exc
+        trace = entry.trace.model_copy(
+            update={
+                "cached": True,
+                "calls": 0,
+                "prompt_tokens": 0,
+                "completion_tokens": 0,
+                "latency_s": 0.0,
+            }
+        )
+        return EntailmentResult(
+            label=entry.label,
+            reason=entry.reason,
+            p_supported=entry.p_supported,
+            p_contradicted=entry.p_contradicted,
+            evidence_quote=entry.evidence_quote,
+            evidence_ids=list(entry.evidence_ids),
+            trace=trace,
+            extra=dict(entry.extra),
+        )
+
+    def put(self, key: str, result: EntailmentResult) -> None:
+        """Store a validated verdict."""
+        entry = _Entry(
+            format=_FORMAT,
+            label=result.label,
+            reason=result.reason,
+            p_supported=result.p_supported,
+            p_contradicted=result.p_contradicted,
+            evidence_quote=result.evidence_quote,
+            evidence_ids=list(result.evidence_ids),
+            extra=dict(result.extra),
+            trace=result.trace,
+        )
+        try:
+            self._store.set(key, entry.model_dump_json())
+        except Exception as exc:
+            raise CacheFault(f"cannot write verdict cache: {exc}") from exc
+
+    def close(self) -> None:
+        self._store.close()

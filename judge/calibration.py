@@ -1,0 +1,62 @@
+"""Decision thresholds: the configured defaults, or a calibration file written by `judge calibrate`.
+
+A calibration file is JSON: ``{"t_entail": float, "t_contra": float, ...}``; any other keys
+(objective, expected precision and recall, sample size) are kept for the record. The file's
+content hash is reported in every verdict so a decision can be traced to its thresholds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judge.config import Settings
+from judge.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    t_entail: float
+    t_contra: float
+    hash: str | None = None  # content hash of the calibration file, None for defaults
+    source: str = "defaults"
+
+
+def active_thresholds(settings: Settings) -> Thresholds:
+    path = settings.calibration_file
+    if path is None:
+        default = settings.state_dir / "calibration.json"
+        path = default if default.is_file() else None
+    if path is None:
+        return Thresholds(settings.t_entail, settings.t_contra)
+    return load_calibration(Path(path))
+
+
+def load_calibration(path: Path) -> Thresholds:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read calibration file {path}: {exc.strerror}") from None
+    try:
+        data: Any = json.loads(raw)
+        t_entail = float(data["t_entail"])
+        t_contra = float(data["t_contra"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"calibration file {path} is not valid: {exc}") from None
+    for name, value in (("t_entail", t_entail), ("t_contra", t_contra)):
+        if not 0.0 <= value <= 1.0:
+            raise ConfigError(f"calibration file {path}: {name} must lie in [0, 1]")
+    digest = "sha256:" + hashlib.sha256(raw).hexdigest()
+    return Thresholds(t_entail, t_contra, digest, str(path))
+
+
+def write_calibration(path: Path, t_entail: float, t_contra: float, **record: Any) -> str:
+    """Write a calibration file; returns its content hash."""
+    payload = {"t_entail": t_entail, "t_contra": t_contra, **record}
+    raw = json.dumps(payload, indent=2, sort_keys=True).encode("utf-8") + b"\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(raw)
+    return "sha256:" + hashlib.sha256(raw).hexdigest()

@@ -1,0 +1,172 @@
+"""Finding dates in normalised text: full dates, month and year, years, decades, weekdays."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+
+MONTHS = {
+    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
+    "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
+    "sep": 9, "sept": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12,
+    "dec": 12,
+}  # fmt: skip
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+_MON = r"(?P<mon>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_FULL_MON = (
+    r"(?P<mon>january|february|march|april|may|june|july|august|september|october|november"
+    r"|december)"
+)
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>1\d{3}|20\d{2}|21\d{2})"
+_WD = r"(?:(?P<wd>" + "|".join(WEEKDAYS) + r"),?\s+)?"
+_END = r"(?![\w%])"
+
+# Most specific first: a span taken by one pattern is not read again by a later one.
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern, re.IGNORECASE))
+    for kind, pattern in (
+        ("iso", rf"(?<![\d.]){_YEAR}[-/](?P<month>[01]?\d)[-/](?P<day>[0-3]?\d)(?!\d|\.\d)"),
+        ("numeric", rf"(?<![\d.])(?P<a>[0-3]?\d)[/.-](?P<b>[0-3]?\d)[/.-]{_YEAR}{_END}"),
+        # News datelines give a weekday and a two-digit year: "Fri 15 Feb 19".
+        ("dateline", rf"\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?,?\s+{_DAY}\s+"
+                     rf"{_MON}\s+(?P<short_year>\d{{2}})(?![\d:%.,])"),
+        ("day_range", rf"\b{_DAY}\s*-\s*(?P<day2>[0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?{_MON}"
+                      rf"(?:,?\s+{_YEAR})?{_END}"),
+        ("month_day_range", rf"\b{_MON}\s+{_DAY}\s*-\s*(?P<day2>[0-3]?\d)(?:st|nd|rd|th)?"
+                            rf"(?:,?\s+{_YEAR})?{_END}"),
+        ("day_month", rf"\b{_WD}(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?{_END}"),
+        ("month_day", rf"\b{_WD}{_MON}\s+{_DAY}(?![\d:])(?:,?\s+{_YEAR})?{_END}"),
+        ("month_year", rf"\b{_MON},?\s+(?:of\s+)?{_YEAR}{_END}"),
+        ("decade", r"\b(?:the\s+)?(?P<decade>1\d{2}0|20\d0)'?s\b"),
+        ("short_decade", r"(?:'|\bthe\s+|\bmid-?|\blate\s+|\bearly\s+)(?P<decade>[1-9]0)'?s\b"),
+        ("year_range", rf"(?<![\d.,$€£]){_YEAR}\s*[-/]\s*(?P<year2>\d{{4}}|\d{{2}})"
+                       r"(?![\d%]|\.\d|,\d)"),
+        ("year", rf"(?<![\d.,$€£#-]){_YEAR}(?![\d%]|\.\d|,\d|\s?(?:%|per\s?cent|million|billion|"
+                 rf"thousand|mg|kg|km|ml|people|patients|participants|cases)\b)"),
+        ("weekday", r"\b(?P<wd>" + "|".join(WEEKDAYS) + r")s?\b"),
+        ("month", rf"\b(?:in|since|until|till|from|through|during|early|late|mid|last|next|"
+                  rf"this|each|every|of)[\s-]+{_FULL_MON}\b"),
+    )
+)  # fmt: skip
+_YEAR_CUE = re.compile(
+    r"\b(?:in|since|until|till|by|from|of|year|circa|c\.|around|before|after|during)\s+$",
+    re.IGNORECASE,
+)
+ANY_YEAR = re.compile(r"(?<!\d)(1\d{3}|20\d{2}|21\d{2})(?!\d)")
+
+
+@dataclass(frozen=True)
+class DateMention:
+    """A date as precise as the text gives it; absent parts are None."""
+
+    text: str
+    start: int
+    end: int
+    year: int | None = None
+    month: int | None = None
+    day: int | None = None
+    weekday: int | None = None  # 0 = Monday
+    decade: int | None = None  # 1940 for "the 1940s"; 40 for "the '40s" (century unknown)
+    checkable: bool = True  # False where day and month order is unknown ("03/04/2024")
+
+
+def find_dates(text: str) -> list[DateMention]:
+    """Every date in ``text`` (already normalised), most specific reading first, no overlaps."""
+    taken: list[tuple[int, int]] = []
+    found: list[DateMention] = []
+    for kind, pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            if any(match.start() < e and s < match.end() for s, e in taken):
+                continue
+            mentions = list(_read(kind, match, text))
+            if mentions:
+                taken.append((match.start(), match.end()))
+                found.extend(mentions)
+    return sorted(found, key=lambda m: m.start)
+
+
+def _read(kind: str, match: re.Match[str], text: str) -> Iterator[DateMention]:
+    groups = match.groupdict()
+    span = partial(DateMention, match.group(0).rstrip("."), match.start(), match.end())
+    year = int(groups["year"]) if groups.get("year") else None
+    month = MONTHS[groups["mon"].casefold()] if groups.get("mon") else None
+    weekday = WEEKDAYS.index(groups["wd"].casefold()) if groups.get("wd") else None
+    if kind == "iso":
+        month, day = int(groups["month"]), int(groups["day"])
+        if _valid(year, month, day):
+            yield span(year=year, month=month, day=day)
+    elif kind == "numeric":
+        yield from _numeric(span, int(groups["a"]), int(groups["b"]), year)
+    elif kind in {"day_range", "month_day_range"}:
+        for day in (int(groups["day"]), int(groups["day2"])):
+            if _valid(year, month, day):
+                yield span(year=year, month=month, day=day)
+    elif kind in {"day_month", "month_day"}:
+        day = int(groups["day"])
+        if _valid(year, month, day) and not _is_may_verb(groups, year):
+            yield span(year=year, month=month, day=day, weekday=weekday)
+    elif kind == "dateline":
+        day, short = int(groups["day"]), int(groups["short_year"])
+        year = short + (2000 if short < 50 else 1900)
+        if _valid(year, month, day):
+            yield span(year=year, month=month, day=day)
+    elif kind == "month_year":
+        yield span(year=year, month=month)
+    elif kind in {"decade", "short_decade"}:
+        yield span(decade=int(groups["decade"]))
+    elif kind == "year_range":
+        yield from _year_range(span, year, groups["year2"])
+    elif kind == "year":
+        if year is not None and (year >= 1500 or _YEAR_CUE.search(text[: match.start()])):
+            yield span(year=year)
+    elif kind == "weekday":
+        yield span(weekday=weekday)
+    elif kind == "month":
+        yield span(month=month)
+
+
+def _numeric(
+    span: Callable[..., DateMention], a: int, b: int, year: int | None
+) -> Iterator[DateMention]:
+    readings = {(m, d) for m, d in ((a, b), (b, a)) if _valid(year, m, d)}
+    for month, day in sorted(readings):
+        yield span(year=year, month=month, day=day, checkable=len(readings) == 1)
+
+
+def _year_range(
+    span: Callable[..., DateMention], year: int | None, raw_end: str
+) -> Iterator[DateMention]:
+    if year is None:
+        return
+    end = int(raw_end) if len(raw_end) == 4 else year // 100 * 100 + int(raw_end)
+    if not year < end <= year + 100:
+        return  # "2019-20" is a range, "1990-12" is not one
+    yield span(year=year)
+    yield span(year=end)
+
+
+def _valid(year: int | None, month: int | None, day: int) -> bool:
+    if month is None or not 1 <= month <= 12:
+        return False
+    try:
+        dt.date(year or 2000, month, day)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_may_verb(groups: dict[str, str | None], year: int | None) -> bool:
+    # "they may 3 times" is not a date; "May 3" with a capital or a year is.
+    return (groups.get("mon") or "") == "may" and year is None
+
+
+def evidence_years(text: str, mentions: list[DateMention]) -> set[int]:
+    """Every year the evidence names: in dates, ranges, or as any four-digit number."""
+    years = {int(y) for y in ANY_YEAR.findall(text)}
+    years.update(m.year for m in mentions if m.year is not None)
+    return years

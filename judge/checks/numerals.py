@@ -1,0 +1,126 @@
+"""Numbers written in words: "thirty", "twenty-five", "a dozen", "two and a half million"."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+
+_UNITS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19,
+}  # fmt: skip
+_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
+}  # fmt: skip
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50,
+    "sixtieth": 60, "seventieth": 70, "eightieth": 80, "ninetieth": 90, "hundredth": 100,
+}  # fmt: skip
+_SCALES = {"hundred": 2, "thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+_WORD = "|".join(sorted([*_UNITS, *_TENS, *_ORDINALS, *_SCALES, "dozen"], key=len, reverse=True))
+
+# A run of number words joined by spaces, hyphens and "and"; "a"/"an" may open it ("a dozen"),
+# and "half a" halves it ("half a million").
+_RUN = rf"(?:{_WORD})(?:(?:\s+and\s+|\s*-\s*|\s+)(?:{_WORD}))*"
+_SCALE_AHEAD = r"(?=(?:hundred|thousand|million|billion|dozen)\b)"
+SPELLED = re.compile(
+    rf"\b(?:(?:half\s+)?an?\s+{_SCALE_AHEAD})?{_RUN}"
+    r"(?:\s+and\s+a\s+half(?:\s+(?:thousand|million|billion))?)?\b",
+    re.IGNORECASE,
+)
+
+FRACTION = re.compile(
+    r"\b(?:(?P<half>(?<!\band\s)(?:a|one)[\s-]half|(?<!\ba\s)(?<!\bone\s)(?<!\bone-)half)"
+    r"|(?P<third>(?:a|one)[\s-]third)|(?P<quarter>(?:a|one)[\s-]quarter)"
+    r"|(?P<two_thirds>two[\s-]thirds)|(?P<three_quarters>three[\s-]quarters))\b(?!-)"
+    rf"(?!\s+an?\s+{_SCALE_AHEAD})",
+    re.IGNORECASE,
+)
+# In a claim a fraction is a quantity only before what it is a fraction of: "half of the",
+# "a third of"; not "the second half", "a third time".
+FRACTION_BEFORE_WHOLE = re.compile(
+    r"^\s+(?:of|the|as|that|those|these|its|their|his|her|our)\b", re.IGNORECASE
+)
+FRACTION_AFTER_PART = re.compile(
+    r"\b(?:first|second|latter|former|other|last|back|front|and)\s+$", re.IGNORECASE
+)
+# "one in five", "3 out of 10": a proportion; "2 of 3" reads as one only in evidence, since a
+# claim's "one of the 5 largest" is not a proportion.
+RATIO_JOIN = re.compile(r"^\s+(?P<strict>in|out\s+of)\s+$|^\s+of\s+$", re.IGNORECASE)
+# Spoken decimals: "twelve point five", "twelve dot fifty".
+DECIMAL_POINT = re.compile(r"^\s+(?:point|dot)\s+$", re.IGNORECASE)
+# Money in two units: "twelve euros and fifty cents".
+MINOR_UNIT = re.compile(r"^\s*(?:cents?|centimes?|pence|p)\b", re.IGNORECASE)
+FRACTION_VALUES = {
+    "half": Decimal("0.5"),
+    "third": Decimal(1) / 3,
+    "quarter": Decimal("0.25"),
+    "two_thirds": Decimal(2) / 3,
+    "three_quarters": Decimal("0.75"),
+}
+
+
+@dataclass(frozen=True)
+class Spelled:
+    value: Decimal
+    ordinal: bool
+
+
+def parse_spelled(phrase: str) -> Spelled | None:
+    """Value of a run of number words, or None when the words do not form one number."""
+    words = [w for w in re.split(r"[\s-]+", phrase.casefold()) if w and w != "and"]
+    factor = Decimal(1)
+    if words[:2] in (["half", "a"], ["half", "an"]):
+        factor, words = Decimal("0.5"), words[1:]
+    if words[:1] in (["a"], ["an"]):
+        words[0] = "one"
+    total, current = Decimal(0), Decimal(0)
+    last: str | None = None  # the kind of the previous word, to refuse "two three" as one number
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if last == "ordinal":
+            return None  # an ordinal ends a number
+        if word == "a" and words[index + 1 : index + 2] == ["half"] and last is not None:
+            current += Decimal("0.5")
+            last, index = "half", index + 2
+            continue
+        if word in _UNITS:
+            value = _UNITS[word]
+            if last in {"unit", "teen", "half"} or (last == "tens" and value >= 10):
+                return None
+            current += value
+            last = "teen" if value >= 10 else "unit"
+        elif word in _TENS:
+            if last in {"unit", "teen", "tens", "half"}:
+                return None
+            current += _TENS[word]
+            last = "tens"
+        elif word in _ORDINALS:
+            value = _ORDINALS[word]
+            if word == "hundredth":
+                current = (current or Decimal(1)) * 100
+            elif last in {"unit", "teen", "half"} or (last == "tens" and value >= 10):
+                return None
+            else:
+                current += value
+            last = "ordinal"
+        elif word in {"dozen", "hundred"}:
+            if last == word:
+                return None
+            current = (current or Decimal(1)) * (12 if word == "dozen" else 100)
+            last = word
+        elif word in _SCALES:
+            total += (current or Decimal(1)) * 10 ** _SCALES[word]
+            current, last = Decimal(0), "scale"
+        else:
+            return None
+        index += 1
+    return Spelled((total + current) * factor, last == "ordinal")

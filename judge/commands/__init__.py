@@ -1,0 +1,1 @@
+"""One module per `judge` sub-command; each exposes ``register(subparsers)``."""

@@ -1,0 +1,64 @@
+"""Judge one aligned claim: choose its evidence, window it, ask the judge, build the verdict."""
+
+from __future__ import annotations
+
+from judge.align import Alignment
+from judge.calibration import Thresholds
+from judge.config import Settings
+from judge.entail import judge_claim as judge_over_windows
+from judge.protocols import Judge
+from judge.schemas import CheckOutcome, ClaimVerdict, EvidenceLedger, Passage
+from judge.select import select_evidence
+from judge.windows import SourceSpan, premises_for_claim
+
+
+def evidence_spans_for(
+    claim_text: str, passages: list[Passage], settings: Settings
+) -> list[SourceSpan] | None:
+    """The evidence sentences to judge against, or None for the whole cited passages."""
+    if not settings.evidence_selection:
+        return None
+    selected = select_evidence(
+        claim_text,
+        passages,
+        settings.selection_top_sentences,
+        settings.selection_neighbours,
+    )
+    return [SourceSpan(s.passage_id, s.start, s.end) for s in selected]
+
+
+async def judge_claim(
+    judge: Judge,
+    alignment: Alignment,
+    outcomes: list[CheckOutcome],
+    ledger: EvidenceLedger,
+    question: str | None,
+    settings: Settings,
+    thresholds: Thresholds,
+) -> ClaimVerdict:
+    # A claim aligned by search is judged against the passages search found.
+    claim = alignment.claim.model_copy(update={"citations": alignment.passage_ids})
+    passages = [p for pid in alignment.passage_ids if (p := ledger.get(pid)) is not None]
+    premises = premises_for_claim(
+        claim,
+        ledger,
+        window_tokens=settings.window_tokens,
+        overlap_tokens=settings.window_overlap_tokens,
+        spans=evidence_spans_for(claim.text, passages, settings),
+    )
+    bound = getattr(judge, "for_request", None)
+    request_judge: Judge = bound(ledger_hash=ledger.ledger_hash) if bound else judge
+    result = await judge_over_windows(
+        request_judge, claim, premises, question, thresholds.t_entail, thresholds.t_contra
+    )
+    trace = result.trace.model_copy(update={"calibration_hash": thresholds.hash})
+    return ClaimVerdict(
+        claim=alignment.claim,
+        label=result.label,
+        score=result.p_supported,
+        contradiction_score=result.p_contradicted,
+        reason=result.reason,
+        evidence=result.evidence,
+        checks=outcomes,
+        judge=trace,
+    )

@@ -1,0 +1,129 @@
+"""Support scores from the label token's logprobs, and the thresholded decision."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from openai.types.chat import ChatCompletionTokenLogprob
+
+from judge.entail import decide, label_distribution, label_value_offset
+from judge.protocols import EntailmentResult
+from judge.schemas import Claim, JudgeTrace, Label, Passage
+from judge.windows import build_premises
+from tests.fakes import (
+    FakeJudgeServer,
+    chat_completion,
+    logprob_content,
+    verdict_json,
+    verdict_response,
+)
+
+EVIDENCE = "Opened items can be returned within 14 days of delivery and receive store credit only."
+PREMISE = build_premises([Passage(id="S1", text=EVIDENCE)], window_tokens=700, overlap_tokens=0)[0]
+CLAIM = Claim(id="c", text="Opened items can be returned within 14 days.", citations=("S1",))
+
+
+def _tokens(entries: list[dict[str, Any]]) -> list[ChatCompletionTokenLogprob]:
+    return [ChatCompletionTokenLogprob.model_validate(e) for e in entries]
+
+
+async def test_scores_flow_through_the_client_with_hand_computed_values() -> None:
+    content = verdict_json("supported", quote=EVIDENCE, ids=["S1"])
+    alternatives = {"supported": 0.6, "sup": 0.1, "un": 0.2, "contr": 0.05, "{": 0.05}
+    logprobs = logprob_content(content, alternatives, chosen="supported")
+    fake = FakeJudgeServer([chat_completion(content, logprobs=logprobs)])
+    result = await fake.judge().entail(CLAIM, PREMISE)
+    # Mapped mass 0.95 ("{" starts no label): 0.7 supported, 0.2 unsupported, 0.05 contradicted.
+    assert result.p_supported == pytest.approx(0.7 / 0.95)
+    assert result.p_contradicted == pytest.approx(0.05 / 0.95)
+    assert result.extra["p_unsupported"] == pytest.approx(0.2 / 0.95)
+
+
+def test_token_that_also_opens_the_string() -> None:
+    # Compact JSON, the value's token carries the opening quote: '"sup'.
+    content = json.dumps(
+        {"label": "supported", "reason": "r", "evidence_quote": "", "evidence_ids": []},
+        separators=(",", ":"),
+    )
+    alternatives = {'"sup': 0.5, '"un': 0.3, '"contr': 0.1, '" ': 0.1}
+    tokens = _tokens(logprob_content(content, alternatives, chosen="sup", lead='"'))
+    assert any(t.token == '"sup' for t in tokens)
+    dist = label_distribution(tokens, "supported")
+    assert dist is not None
+    assert dist["supported"] == pytest.approx(0.5 / 0.9)
+    assert dist["unsupported"] == pytest.approx(0.3 / 0.9)
+    assert dist["contradicted"] == pytest.approx(0.1 / 0.9)
+
+
+def test_whole_label_with_closing_quote_and_longer_words() -> None:
+    content = verdict_json("unsupported")
+    alternatives = {'unsupported"': 0.5, "supportedly": 0.3, "contradicted": 0.2}
+    tokens = _tokens(logprob_content(content, alternatives, chosen='unsupported"'))
+    dist = label_distribution(tokens, "unsupported")
+    assert dist is not None
+    # "supportedly" is no label; 'unsupported"' closes the string on a whole label.
+    assert dist["unsupported"] == pytest.approx(0.5 / 0.7)
+    assert dist["contradicted"] == pytest.approx(0.2 / 0.7)
+    assert dist["supported"] == 0.0
+
+
+def test_quote_first_finds_the_real_label_key_not_one_inside_the_quote() -> None:
+    quote = 'He wrote {"label": "contradicted"} on the form.'
+    content = verdict_json("supported", quote=quote, variant="quote_first")
+    assert label_value_offset(content) == content.rindex('"label": "') + len('"label": "')
+    tokens = _tokens(logprob_content(content, {"supported": 0.8, "contr": 0.2}, chosen="supported"))
+    dist = label_distribution(tokens, "supported")
+    assert dist is not None and dist["supported"] == pytest.approx(0.8)
+
+
+def test_sampled_token_disagreeing_with_the_label_gives_no_score() -> None:
+    content = verdict_json("supported")
+    tokens = _tokens(logprob_content(content, {"supported": 0.9}, chosen="supported"))
+    assert label_distribution(tokens, "contradicted") is None
+
+
+def test_no_label_key_gives_no_score() -> None:
+    tokens = _tokens([{"token": '{"verdict": "yes"}', "logprob": 0.0, "top_logprobs": []}])
+    assert label_distribution(tokens, "supported") is None
+    assert label_value_offset('{"label": ') is None
+    assert label_value_offset('{"a": {"label": "x"}}') is None
+
+
+async def test_missing_logprobs_give_no_scores_and_the_label_decides() -> None:
+    fake = FakeJudgeServer([verdict_response("supported", quote=EVIDENCE, ids=["S1"])])
+    result = await fake.judge().entail(CLAIM, PREMISE)
+    assert result.p_supported is None and result.p_contradicted is None
+    assert result.extra == {"score_unavailable": 1.0}
+    assert decide(result, 0.9, 0.9) is Label.SUPPORTED
+
+
+def _result(label: str, p_sup: float | None, p_con: float | None) -> EntailmentResult:
+    trace = JudgeTrace(model="m", template="t", template_hash="sha256:" + "0" * 64)
+    return EntailmentResult(label, "r", p_sup, p_con, None, [], trace)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("label", "p_sup", "p_con", "t_entail", "t_contra", "expected"),
+    [
+        ("supported", 0.8, 0.1, 0.5, 0.5, Label.SUPPORTED),
+        ("supported", 0.6, 0.1, 0.7, 0.5, Label.UNSUPPORTED),  # under the entail threshold
+        ("unsupported", 0.45, 0.1, 0.4, 0.5, Label.SUPPORTED),  # calibrated threshold decides
+        ("contradicted", 0.1, 0.8, 0.5, 0.5, Label.CONTRADICTED),
+        ("contradicted", 0.3, 0.4, 0.5, 0.5, Label.UNSUPPORTED),  # under the contra threshold
+        ("supported", 0.55, 0.45, 0.5, 0.4, Label.CONTRADICTED),  # contradiction wins
+        ("supported", None, None, 0.99, 0.99, Label.SUPPORTED),  # no score: the label decides
+        ("contradicted", None, None, 0.5, 0.5, Label.CONTRADICTED),
+        ("unsupported", None, None, 0.0, 0.0, Label.UNSUPPORTED),
+    ],
+)
+def test_decide(
+    label: str,
+    p_sup: float | None,
+    p_con: float | None,
+    t_entail: float,
+    t_contra: float,
+    expected: Label,
+) -> None:
+    assert decide(_result(label, p_sup, p_con), t_entail, t_contra) is expected

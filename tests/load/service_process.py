@@ -1,0 +1,154 @@
+"""Run the service on 127.0.0.1 for load and fault tests: in a thread of the test process, or
+as a child process that can be killed outright. The judge is the loopback fake judge server.
+
+As a script (``python -m tests.load.service_process JUDGE_URL AUDIT_PATH``) it serves until
+killed and prints its port on the first line of standard output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import uvicorn
+
+from judge.client import build_http_judge
+from judge.config import Settings
+from judge.server import ServeOptions, create_app
+
+REPO = Path(__file__).resolve().parents[2]
+FAKE_MODEL = "fake-judge"
+
+
+def service_settings(state_dir: Path, judge_url: str) -> Settings:
+    # No HTTP retries: a dead judge must fail at once, not after the client's backoff.
+    return Settings(
+        base_url=judge_url,
+        model=FAKE_MODEL,
+        http_retries=0,
+        reasks=0,
+        cache_enabled=False,
+        state_dir=state_dir,
+        timeout_s=20,
+    )
+
+
+def _bound_socket() -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+def _server(settings: Settings, options: ServeOptions, judge_url: str) -> uvicorn.Server:
+    judge = build_http_judge(settings, base_url=judge_url, model=FAKE_MODEL)
+    app = create_app(settings, options, judge=judge)
+    config = uvicorn.Config(
+        app, log_level="warning", access_log=False, lifespan="on", backlog=2048, workers=1
+    )
+    return uvicorn.Server(config)
+
+
+@dataclass
+class RunningService:
+    base_url: str
+    server: uvicorn.Server
+
+
+@contextlib.contextmanager
+def service_in_thread(
+    state_dir: Path, judge_url: str, options: ServeOptions | None = None
+) -> Iterator[RunningService]:
+    """uvicorn on its own event loop in a thread; stopped (and its audit log closed) on exit."""
+    settings = service_settings(state_dir, judge_url)
+    server = _server(settings, options or ServeOptions(), judge_url)
+    sock = _bound_socket()
+    port = sock.getsockname()[1]
+    thread = threading.Thread(
+        target=lambda: asyncio.run(server.serve(sockets=[sock])), name="service", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the service did not start")
+        time.sleep(0.02)
+    try:
+        yield RunningService(f"http://127.0.0.1:{port}", server)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=20)
+        sock.close()
+
+
+@dataclass
+class ServiceProcess:
+    base_url: str
+    process: subprocess.Popen[str]
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown handlers, no flush; what the audit log holds is what committed."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=20)
+
+
+@contextlib.contextmanager
+def service_process(state_dir: Path, judge_url: str, audit_path: Path) -> Iterator[ServiceProcess]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.load.service_process", judge_url, str(audit_path),
+         str(state_dir)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        line = process.stdout.readline().strip() if process.stdout is not None else ""
+        if not line.isdigit():
+            raise RuntimeError(f"the service process did not start (said {line!r})")
+        url = f"http://127.0.0.1:{line}"
+        _wait_ready(url)
+        yield ServiceProcess(url, process)
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+        process.wait(timeout=20)
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def _wait_ready(url: str) -> None:
+    import httpx
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"the service at {url} never became live")
+
+
+def main(argv: list[str]) -> None:
+    judge_url, audit_path, state_dir = argv
+    settings = service_settings(Path(state_dir), judge_url)
+    server = _server(settings, ServeOptions(audit_path=Path(audit_path)), judge_url)
+    sock = _bound_socket()
+    print(sock.getsockname()[1], flush=True)
+    asyncio.run(server.serve(sockets=[sock]))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,81 @@
+import pytest
+from judge.schemas import CheckStatus, Label
+
+from judge.checks import DateCheck
+from judge.checks.date_mentions import find_dates
+from judge.checks.text import normalise
+
+check = DateCheck()
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("It launched on 3 March 2024.", "Launch date: 2024-03-03."),
+        ("It launched on March 3, 2024.", "It launched on 3rd of March 2024."),
+        ("It launched on 2024-03-03.", "It launched on March 3rd, 2024."),
+        ("It launched on 13/03/2024.", "It launched on 13 March 2024."),
+        ("It launched in March 2024.", "It launched on 3 March 2024."),
+        ("It launched in 2024.", "It launched on 3 March 2024."),
+        ("The study ran on April 19-28, 2020.", "Sampling took place 19-28 April 2020."),
+        ("It was posted on July 17, 2020.", "Posted July 17. All data are from 2020."),
+        ("The style began in the 1940s.", "The style began in 1946."),
+        ("Changes run through the 2018-19 academic year.", "In the 2018-2019 year, changes run."),
+        ("They won in 2019.", "### Date Fri 15 Feb 19 They won the cup."),
+        ("It was announced on Wednesday.", "On Wednesday the bank announced it."),
+        ("It was announced on Wednesday.", "It was announced on 3 January 2024."),
+        ("yes, it was released on september 17, 1991", "Released 17 September 1991."),
+    ],
+)
+def test_same_date_written_differently_passes(claim: str, evidence: str) -> None:
+    outcome = check(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is CheckStatus.PASSED, outcome.detail
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "missing"),
+    [
+        ("It launched on 3 March 2024.", "It launched on 4 March 2024.", "3 March 2024"),
+        ("It launched on 3 March 2024.", "It launched on 3 March 2023.", "3 March 2024"),
+        ("It launched in March 2024.", "It launched in 2024.", "March 2024"),
+        ("It launched in 2023.", "It launched on 3 March 2024.", "2023"),
+        ("It launched on 2024-03-04.", "It launched on 3 March 2024.", "2024-03-04"),
+        ("The style began in 1946.", "The style began in the 1940s.", "1946"),
+        ("It was announced on Tuesday.", "On Wednesday the bank announced it.", "Tuesday"),
+        ("It was announced on Tuesday.", "It was announced on 3 January 2024.", "Tuesday"),
+        ("it came out in 2010", "The film was released in 2009.", "2010"),
+    ],
+)
+def test_date_absent_from_evidence_fails(claim: str, evidence: str, missing: str) -> None:
+    outcome = check(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is CheckStatus.FAILED
+    assert outcome.label is Label.DATE_MISMATCH
+    assert outcome.missing == (missing,)
+    assert "cited evidence" in outcome.detail
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "It launched on 03/04/2024.",  # day and month order unknown
+        "They may 3 times a week.",
+        "The dose is 1200 mg.",
+        "No dates at all here.",
+    ],
+)
+def test_no_checkable_date_gives_none(claim: str) -> None:
+    assert check(claim, "Evidence from 2024.") is None
+
+
+def test_ambiguous_numeric_date_in_evidence_allows_both_readings() -> None:
+    for claim in ("It opened on 4 March 2024.", "It opened on 3 April 2024."):
+        outcome = check(claim, "Opened 03/04/2024.")
+        assert outcome is not None
+        assert outcome.status is CheckStatus.PASSED
+
+
+def test_mentions_carry_their_precision() -> None:
+    mentions = find_dates(normalise("On December 20, 2018 it began; it ends in June 2019."))
+    assert [(m.year, m.month, m.day) for m in mentions] == [(2018, 12, 20), (2019, 6, None)]

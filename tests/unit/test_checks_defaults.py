@@ -1,0 +1,52 @@
+from judge.schemas import CheckStatus, Label
+
+from judge.checks import (
+    ArithmeticCheck,
+    DateCheck,
+    HedgeCheck,
+    IdentifierCheck,
+    NumberCheck,
+    QuoteCheck,
+    default_checks,
+)
+from judge.protocols import Check
+
+
+def test_default_checks_satisfy_the_protocol_in_pipeline_order() -> None:
+    checks = default_checks()
+    assert all(isinstance(c, Check) for c in checks)
+    assert [type(c) for c in checks] == [
+        QuoteCheck,
+        IdentifierCheck,
+        DateCheck,
+        NumberCheck,
+        ArithmeticCheck,
+        HedgeCheck,
+    ]
+    assert len({c.name for c in checks}) == len(checks)
+
+
+def test_each_check_labels_its_own_failure() -> None:
+    evidence = 'Order ORD-1234 of 3 May 2024: 12 units, "we ship fast and well".'
+    failing = {
+        "quotes": ('They said "we ship slowly and badly".', Label.QUOTE_MISMATCH),
+        "identifiers": ("Order ORD-4321 shipped.", Label.IDENTIFIER_MISMATCH),
+        "dates": ("It was ordered on 4 May 2024.", Label.DATE_MISMATCH),
+        "numbers": ("It had 21 units.", Label.NUMBER_MISMATCH),
+        "arithmetic": ("In total 24 units came.", Label.NEEDS_REVIEW),
+        "hedges": ("It always ships 12 units.", Label.HEDGE_ADDED),
+    }
+    for check in default_checks():
+        claim, label = failing[check.name]
+        outcome = check(claim, evidence)
+        assert outcome is not None, check.name
+        assert outcome.check == check.name
+        assert outcome.status is not CheckStatus.PASSED, check.name
+        assert outcome.label is label
+        assert outcome.missing
+
+
+def test_checks_are_pure() -> None:
+    claim, evidence = "It had 21 units on 4 May 2024.", "12 units on 3 May 2024."
+    for check in default_checks():
+        assert check(claim, evidence) == check(claim, evidence)

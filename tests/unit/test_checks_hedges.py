@@ -1,0 +1,67 @@
+import pytest
+from judge.schemas import CheckStatus, Label
+
+from judge.checks import HedgeCheck
+
+check = HedgeCheck()
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("Refunds always take 5 days.", "Refunds invariably take 5 days."),
+        ("Refunds usually take 5 days.", "Refunds typically take 5 days."),
+        ("It holds at least 10 people.", "It holds 10 or more people."),
+        ("It holds at least 10 people.", "It holds a minimum of 10 people."),
+        ("It holds up to 10 people.", "It holds a maximum of 10 people."),
+        ("The virus travelled up to 16 feet.", "Virus was found 2 to 4.8 m away."),
+        ("It is only sold online.", "It is sold exclusively online."),
+        ("All rooms have a view.", "Every room has a view."),
+        ("Delivery is guaranteed.", "We guarantee delivery."),
+        ("Adversarial examples are often invalid.", "Many of these examples are invalid."),
+    ],
+)
+def test_hedge_carried_by_evidence_passes(claim: str, evidence: str) -> None:
+    outcome = check(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is CheckStatus.PASSED, outcome.detail
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "missing"),
+    [
+        ("Refunds always take 5 days.", "Refunds take 5 days.", "always"),
+        ("Refunds never take longer than 5 days.", "Refunds take 5 days.", "never"),
+        ("Refunds usually take 5 days.", "Refunds take 5 days.", "usually"),
+        ("It holds up to 10 people.", "It holds 10 people.", "up to"),
+        ("It holds at least 10 people.", "It holds 10 people.", "at least"),
+        ("It is only sold online.", "It is sold online.", "only"),
+        ("All rooms have a view.", "The rooms have a view.", "all"),
+        ("Delivery is guaranteed.", "Delivery is expected.", "guaranteed"),
+    ],
+)
+def test_hedge_absent_from_evidence_fails(claim: str, evidence: str, missing: str) -> None:
+    outcome = check(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is CheckStatus.FAILED
+    assert outcome.label is Label.HEDGE_ADDED
+    assert outcome.missing == (missing,)
+    assert "cited evidence" in outcome.detail
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "The overall result was good.",  # "all" inside a word
+        "It was not bad at all.",
+        "After all, it worked.",
+        "The all-time record stands.",
+        "The answer is all of the above.",
+        "Keep the list up to date.",
+        "It is not always open.",  # negated hedges weaken the claim
+        "Not only cats but dogs too.",
+        "The shop opens at nine.",
+    ],
+)
+def test_words_that_are_not_hedges_are_not_checked(claim: str) -> None:
+    assert check(claim, "Unrelated evidence.") is None

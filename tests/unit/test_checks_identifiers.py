@@ -1,0 +1,65 @@
+import pytest
+from judge.schemas import CheckStatus, Label
+
+from judge.checks import IdentifierCheck
+from judge.checks.identifiers import find_identifiers
+from judge.checks.text import normalise
+
+check = IdentifierCheck()
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("Order ORD-88213 has shipped.", "Your order ORD-88213 shipped today."),
+        ("Order ORD-88213 has shipped.", "Your order ord 88213 shipped today."),
+        ("Order ORD88213 has shipped.", "Your order ORD-88213 shipped today."),
+        ("Order ОRD-88213 has shipped.", "Your order ORD-88213 shipped today."),  # Cyrillic О
+        ("See INC-2041.", "Incident INC-2041 was resolved."),
+        ("It fixes CVE-2024-3094.", "The patch fixes CVE-2024-3094 in xz."),
+        ("Upgrade to v4.2.1.", "Version 4.2.1 is out."),
+        ("Fixed in commit 3f2a9c1.", "Merged as 3f2a9c1e5b7d0a4c."),
+        ("Ticket #4512 is closed.", "Closed ticket #4512."),
+        ("Part AB12-34X is in stock.", "In stock: ab12-34x."),
+    ],
+)
+def test_identifier_in_evidence_passes(claim: str, evidence: str) -> None:
+    outcome = check(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is CheckStatus.PASSED, outcome.detail
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "missing"),
+    [
+        ("Order ORD-88213 has shipped.", "Your order ORD-88231 shipped.", "ORD-88213"),
+        ("Order ORD-88213 has shipped.", "Your order ORD-882130 shipped.", "ORD-88213"),
+        ("It fixes CVE-2024-3094.", "It fixes CVE-2024-3049.", "CVE-2024-3094"),
+        ("Upgrade to v4.2.1.", "Version 4.2.10 is out.", "v4.2.1"),
+        ("Upgrade to v4.2.1.", "Version 4.2 is out.", "v4.2.1"),
+        ("Fixed in commit 3f2a9c1e.", "Merged as 3f2a9c1.", "3f2a9c1e"),
+        ("Ticket #4512 is closed.", "Closed ticket #4521.", "#4512"),
+    ],
+)
+def test_identifier_absent_or_altered_fails(claim: str, evidence: str, missing: str) -> None:
+    outcome = check(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is CheckStatus.FAILED
+    assert outcome.label is Label.IDENTIFIER_MISMATCH
+    assert outcome.missing == (missing,)
+    assert "cited evidence" in outcome.detail
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "COVID-19 and SARS-CoV-2 are related.",
+        "GPT-4 was released.",
+        "Sales reached 1.500.000 units.",
+        "It opened on 03.03.2024.",
+        "The 2018-19 season.",
+    ],
+)
+def test_names_numbers_and_dates_are_not_identifiers(claim: str) -> None:
+    assert find_identifiers(normalise(claim)) == []
+    assert check(claim, "anything") is None

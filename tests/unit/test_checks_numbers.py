@@ -1,0 +1,147 @@
+from decimal import Decimal
+
+import pytest
+from judge.schemas import CheckStatus, Label
+
+from judge.checks import NumberCheck
+from judge.checks.quantities import find_quantities
+from judge.checks.text import normalise
+
+check = NumberCheck()
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("The deal was worth $1.5M.", "The deal was worth 1,500,000 dollars."),
+        ("Returns are accepted within 30 days.", "Returns are accepted within thirty days."),
+        ("It fell to −5 degrees.", "It fell to -5 degrees."),
+        ("The pack holds １２ bottles.", "The pack holds 12 bottles."),
+        ("Sales reached 1 500 000 units.", "Sales reached 1,500,000 units."),
+        ("Sales reached 1.500.000 units.", "Sales reached 1500000 units."),
+        ("Sales reached 1\u202f500 units.", "Sales reached 1,500 units."),
+        ("Sales reached 1,\u200b500 units.", "Sales reached 1,500 units."),
+        ("About 1.5 million people live there.", "The census counted 1,482,000 residents."),
+        ("Turnout was 40%.", "Turnout was 39.6%."),
+        ("Turnout was 40 per cent.", "Turnout was 40%."),
+        ("Prize money was €76.25 million.", "A total of 76.25 million euros was paid."),
+        ("The cap is 12.50 euros.", "Keep it under twelve euros and fifty cents."),
+        ("The cap is 12.50 euros.", "No more than twelve dot fifty euros."),
+        ("Half of the patients recovered.", "50% of patients recovered."),
+        ("It came with a dozen eggs.", "It came with 12 eggs."),
+        ("She finished 3rd.", "She finished third."),
+        ("Popcorn is 14-20% water.", "Popcorn holds 14% to 20% water."),
+        ("The attack rate was 12.4%.", "The attack rate was 12·4%."),
+        ("The study had nearly 20,000 people.", "We screened 19,860 individuals."),
+        ("The village has 42 homes.", "The village has ٤٢ homes."),
+        ("It weighs 2.5 kg.", "It weighs 2.50 kg."),
+        ("They spent 50 years in a dream.", "They spent fifty years in a dream."),
+        ("Twenty-five euros is the price.", "The price is 25 euros."),
+        ("Revenue was 3bn dollars.", "Revenue was $3 billion."),
+        ("One in five adults smoke.", "20% of adults smoke."),
+        ("Half a million people came.", "500,000 people came."),
+        ("One-third of staff left.", "33% of staff left."),
+        ("The walk takes a 3-day hike.", "The hike takes three days."),
+    ],
+)
+def test_same_number_in_another_format_passes(claim: str, evidence: str) -> None:
+    outcome = check(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is CheckStatus.PASSED, outcome.detail
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "missing"),
+    [
+        ("The dose is 1.5 mg.", "The dose is 15 mg.", "1.5 mg"),
+        ("The dose is 15 mg.", "The dose is 1.5 mg.", "15 mg"),
+        ("The deal was worth $1.5M.", "The deal was worth $15 million.", "1.5M"),
+        ("Support rose 5 percentage points.", "Support was 5% of voters.", "5 percentage points"),
+        ("It cost £9 million.", "It cost $9 million.", "9 million"),
+        ("It fell to −5 degrees.", "It reached 5 degrees.", "-5"),
+        ("Translated into 42 languages.", "Translated into forty-five languages.", "42"),
+        ("The hall seats 2,500 people.", "The hall seats 2,400 people.", "2,500"),
+        ("About 1.5 million people live there.", "The census counted 1.2 million.", "1.5 million"),
+        ("The pack holds 12 bottles.", "The pack holds 21 bottles.", "12"),
+        ("It lasted thirty days.", "It lasted 13 days.", "thirty days"),
+        ("One in five adults smoke.", "40% of adults smoke.", "One in five"),
+    ],
+)
+def test_number_absent_from_evidence_fails(claim: str, evidence: str, missing: str) -> None:
+    outcome = check(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is CheckStatus.FAILED
+    assert outcome.label is Label.NUMBER_MISMATCH
+    assert outcome.missing == (missing,)
+    assert repr(missing) in outcome.detail
+    assert "cited evidence" in outcome.detail
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "One of the best films ever made.",
+        "No one came to the second meeting.",
+        "COVID-19 spreads through droplets.",
+        "The band toured in 2019.",
+        "It was released on March 3, 2024.",
+        "Order ORD-88213 has shipped.",
+        "They bought a 3D printer.",
+        "The meeting started at 10:30.",
+        "The first half of the season was slow.",
+        "It took half an hour.",
+        "Refunds are issued quickly [1][2, 3].",
+        "8) The report covers refunds.",
+    ],
+)
+def test_numbers_owned_by_other_checks_or_used_as_words_are_not_checked(claim: str) -> None:
+    assert check(claim, "Nothing numeric here.") is None
+
+
+def test_every_number_must_be_found() -> None:
+    outcome = check("It has 12 rooms and 4 pools.", "It has 12 rooms and 3 pools.")
+    assert outcome is not None
+    assert outcome.missing == ("4",)
+
+
+def test_unit_conversion_is_left_to_the_arithmetic_check() -> None:
+    outcome = check("The walk takes 3 weeks.", "The walk takes 21 days.")
+    assert outcome is not None
+    assert outcome.status is CheckStatus.PASSED
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "status"),
+    [
+        ("Some 2,000 fans came.", "1,950 fans came.", CheckStatus.PASSED),
+        ("2,000 fans came.", "1,960 fans came.", CheckStatus.PASSED),
+        ("2,000 fans came.", "1,600 fans came.", CheckStatus.FAILED),
+        ("It earned 1 million.", "It earned 500,000.", CheckStatus.FAILED),
+        ("It earned about 2 million.", "It earned 1.6 million.", CheckStatus.FAILED),
+        ("Turnout was 40%.", "Turnout was 38%.", CheckStatus.FAILED),
+    ],
+)
+def test_rounding_is_bounded(claim: str, evidence: str, status: CheckStatus) -> None:
+    # A round number may round its source, but never by a large relative error.
+    outcome = check(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is status
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "unit"),
+    [
+        ("$1.5M", Decimal("1500000"), "cur:dollar"),
+        ("1,500,000 dollars", Decimal("1500000"), "cur:dollar"),
+        ("USD 250", Decimal("250"), "cur:dollar"),
+        ("39.6 per cent", Decimal("39.6"), "%"),
+        ("4.8 m", Decimal("4.8"), "length:m"),
+        ("two and a half million", Decimal("2500000"), None),
+        ("one hundred and five", Decimal("105"), None),
+        ("twenty-first", Decimal("21"), None),
+    ],
+)
+def test_quantities_read_value_and_unit(text: str, value: Decimal, unit: str | None) -> None:
+    (quantity,) = find_quantities(normalise(text))
+    assert quantity.value == value
+    assert quantity.unit == unit
