@@ -58,10 +58,13 @@ async def score_records(args: argparse.Namespace) -> None:
             score: float | None = None
             error: str | None = None
             try:
-                result = await metric.ascore(
-                    user_input=NEUTRAL_QUESTION,
-                    response=record["claim"],
-                    retrieved_contexts=[p["text"] for p in record["evidence"]],
+                result = await asyncio.wait_for(
+                    metric.ascore(
+                        user_input=NEUTRAL_QUESTION,
+                        response=record["claim"],
+                        retrieved_contexts=[p["text"] for p in record["evidence"]],
+                    ),
+                    timeout=args.record_timeout,
                 )
                 value = float(result.value)
                 if math.isnan(value):
@@ -100,7 +103,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--base-url", required=True)
     parser.add_argument("--model", required=True)
-    parser.add_argument("--timeout", type=float, default=600.0)
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per call")
+    parser.add_argument(
+        "--record-timeout", type=float, default=1800.0, help="seconds per record (an error)"
+    )
     asyncio.run(score_records(parser.parse_args()))
 
 

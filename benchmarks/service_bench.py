@@ -79,6 +79,7 @@ async def load(url: str, body: dict[str, Any], requests: int, concurrency: int) 
     latencies: list[float] = []
     statuses: dict[int, int] = {}
     actions: dict[str, int] = {}
+    labels: dict[str, int] = {}
     semaphore = asyncio.Semaphore(concurrency)
     limits = httpx.Limits(max_connections=concurrency)
     async with httpx.AsyncClient(base_url=url, timeout=600, limits=limits) as client:
@@ -90,8 +91,10 @@ async def load(url: str, body: dict[str, Any], requests: int, concurrency: int) 
                 latencies.append(time.perf_counter() - started)
                 statuses[reply.status_code] = statuses.get(reply.status_code, 0) + 1
                 if reply.status_code == 200:
-                    action = reply.json()["action"]
-                    actions[action] = actions.get(action, 0) + 1
+                    answer = reply.json()
+                    actions[answer["action"]] = actions.get(answer["action"], 0) + 1
+                    for verdict in answer["verdicts"]:
+                        labels[verdict["label"]] = labels.get(verdict["label"], 0) + 1
 
         started = time.perf_counter()
         await asyncio.gather(*(one() for _ in range(requests)))
@@ -107,6 +110,7 @@ async def load(url: str, body: dict[str, Any], requests: int, concurrency: int) 
         "mean_ms": round(1000 * statistics.fmean(latencies), 1),
         "statuses": statuses,
         "actions": actions,
+        "labels": labels,
     }
 
 
@@ -117,6 +121,7 @@ def run_part(
     requests: int,
     concurrency: int,
     start_s: float,
+    warm_up: int,
 ) -> dict[str, Any]:
     body = json.loads(EXAMPLE.read_text(encoding="utf-8"))
     port = free_port()
@@ -127,7 +132,7 @@ def run_part(
         ready = httpx.get(f"{url}/readyz", timeout=start_s)
         if ready.status_code != 200:
             return {"part": name, "skipped": f"judge not ready: {ready.json().get('checks')}"}
-        asyncio.run(load(url, body, min(requests, concurrency), concurrency))  # warm-up
+        asyncio.run(load(url, body, warm_up, concurrency))  # connections, imports, caches
         result = asyncio.run(load(url, body, requests, concurrency))
     return {"part": name, **result}
 
@@ -138,6 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--embedded", action="store_true", help="also run the embedded judge")
     parser.add_argument("--embedded-requests", type=int, default=4)
+    parser.add_argument(
+        "--embedded-timeout", type=float, default=1800, help="request budget, embedded judge"
+    )
     parser.add_argument("--json", action="store_true", help="print results as JSON")
     args = parser.parse_args(argv)
 
@@ -155,11 +163,26 @@ def main(argv: list[str] | None = None) -> int:
             if not judge_url.startswith("http://127.0.0.1:"):
                 raise RuntimeError("the fake judge did not start")
             fake_args = ["--base-url", judge_url, "--model", "fake-judge"]
-            results.append(
-                run_part("fake judge", fake_args, env, args.requests, args.concurrency, 60)
-            )
+            fake_part = run_part(
+                "fake judge", fake_args, env, args.requests, args.concurrency,
+                start_s=60, warm_up=args.concurrency,
+            )  # fmt: skip
+            results.append(fake_part)
         if args.embedded:
-            results.append(run_part("embedded judge", [], env, args.embedded_requests, 2, 900))
+            # The request budget is raised so the run measures the judge, not the timeout.
+            serve_args = ["--request-timeout", str(args.embedded_timeout)]
+            try:
+                embedded_part = run_part(
+                    "embedded judge", serve_args, env, args.embedded_requests, 2,
+                    start_s=900, warm_up=1,
+                )  # fmt: skip
+                results.append(embedded_part)
+            finally:
+                # The embedded server outlives the service by design; stop the one started here.
+                subprocess.run(
+                    [sys.executable, "-m", "judge.cli", "local", "down"],
+                    cwd=REPO, env=env, capture_output=True, timeout=60, check=False,
+                )  # fmt: skip
 
     if args.json:
         print(json.dumps(results, indent=2))
@@ -171,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"{r['part']}: {r['requests']} requests, concurrency {r['concurrency']}: "
                 f"{r['rps']} req/s, p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms, "
-                f"statuses {r['statuses']}, actions {r['actions']}"
+                f"statuses {r['statuses']}, actions {r['actions']}, labels {r['labels']}"
             )
     return 0
 

@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from judge.errors import InputError
-from judge.eval_io import CLAIM_LABELS
+from judge.eval_io import CLAIM_LABELS, contradiction_scored
 from judge.metrics_eval import balanced_accuracy, ratio, wilson_interval
 
 ObjectiveKind = Literal["precision", "recall", "balanced_accuracy"]
@@ -116,6 +116,7 @@ class CrossValidation:
     heldout_balanced_accuracy: list[float | None]
     mean: float | None
     std: float | None
+    folds: list[list[int]]  # held-out indices of each fold, in the order of ``thresholds``
 
     def as_record(self) -> dict[str, object]:
         return {
@@ -235,7 +236,7 @@ def cross_validate_threshold(
     values = [v for v in heldout if v is not None]
     mean = float(np.mean(values)) if values else None
     std = float(np.std(values)) if values else None
-    return CrossValidation(k, thresholds, heldout, mean, std)
+    return CrossValidation(k, thresholds, heldout, mean, std, folds)
 
 
 def stratified_folds(labels: Sequence[bool], k: int, seed: int) -> list[list[int]]:
@@ -320,13 +321,7 @@ def calibrate_predictions(
 def _calibrate_contra(
     claims: Sequence[dict[str, Any]], objective: Objective, default: float
 ) -> tuple[float, dict[str, object]]:
-    # Only datasets that label contradiction: elsewhere 'unsupported' also holds contradictions.
-    marking = {p.get("dataset") for p in claims if p["gold"] == "contradicted"}
-    scored = [
-        p
-        for p in claims
-        if p.get("dataset") in marking and p.get("contradiction_score") is not None
-    ]
+    scored = contradiction_scored(claims)
     if not scored:
         return default, {"kept": default, "reason": "no contradiction labels with scores"}
     values = [float(p["contradiction_score"]) for p in scored]
@@ -335,7 +330,8 @@ def _calibrate_contra(
         point = choose_threshold(values, gold, objective, flag_below=False, prefer=default)
     except CalibrationInfeasible as exc:
         return default, {"kept": default, "reason": str(exc), "n": len(scored)}
-    return point.threshold, {"datasets": sorted(str(d) for d in marking), **point.as_record()}
+    datasets = sorted({str(p.get("dataset")) for p in scored})
+    return point.threshold, {"datasets": datasets, **point.as_record()}
 
 
 def _entail_score(prediction: dict[str, Any]) -> float:

@@ -46,7 +46,8 @@ class Settings(BaseSettings):
     logprobs: bool = True
     concurrency: int = Field(default=2, ge=1, le=256)
     verdict_variant: str = Field(
-        default="label_first", description="judge output field order: label_first | quote_first"
+        default="label_only",
+        description="judge output: label_only (score only, fastest) | label_first | quote_first",
     )
 
     # Pipeline.

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Annotated, Literal, Protocol, get_args
+from typing import ClassVar, Annotated, Literal, Protocol, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -24,7 +24,7 @@ ENTAIL_TEMPLATE = "entail.j2"
 ENTAIL_FENCES_WITH_QUESTION = ("EVIDENCE", "QUESTION", "CLAIM")
 ENTAIL_FENCES = ("EVIDENCE", "CLAIM")
 
-VerdictVariant = Literal["label_first", "quote_first"]
+VerdictVariant = Literal["label_first", "quote_first", "label_only"]
 DEFAULT_VARIANT: VerdictVariant = "label_first"
 VARIANTS: tuple[VerdictVariant, ...] = get_args(VerdictVariant)
 LABELS: tuple[JudgeLabel, ...] = get_args(JudgeLabel)
@@ -132,7 +132,25 @@ class VerdictQuoteFirst(BaseModel):
         return self
 
 
-def verdict_model(variant: VerdictVariant) -> type[Verdict] | type[VerdictQuoteFirst]:
+# Label only: the fast scoring mode. Its prompt is byte-identical to label_first's, so the label
+# token's probabilities (the score) are the same; the schema just stops after the label. No
+# reason and no quote: the verdict's evidence spans are the selected evidence sentences.
+class VerdictLabelOnly(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    label: JudgeLabel
+
+    # Uniform read access for the client, which builds results from any variant.
+    reason: ClassVar[str] = ""
+    evidence_quote: ClassVar[str] = ""
+    evidence_ids: ClassVar[list[str]] = []
+
+
+def verdict_model(
+    variant: VerdictVariant,
+) -> type[Verdict] | type[VerdictQuoteFirst] | type[VerdictLabelOnly]:
+    if variant == "label_only":
+        return VerdictLabelOnly
     if variant == "quote_first":
         return VerdictQuoteFirst
     if variant == "label_first":

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -89,6 +89,17 @@ def parse_record(data: Any, where: str) -> EvalRecord:
         gold,
         numeric if isinstance(numeric, bool) else None,
     )
+
+
+def contradiction_scored(predictions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Claim predictions with a contradiction score, from datasets that label contradiction at
+    all: elsewhere 'unsupported' also holds contradictions, so those cannot score it."""
+    marking = {p.get("dataset") for p in predictions if p.get("gold") == "contradicted"}
+    return [
+        p
+        for p in predictions
+        if p.get("dataset") in marking and p.get("contradiction_score") is not None
+    ]
 
 
 def read_predictions(path: Path) -> list[dict[str, Any]]:

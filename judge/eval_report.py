@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.table import Table
 
-from judge.eval_io import ANSWER_LABELS, CLAIM_LABELS
+from judge.eval_io import ANSWER_LABELS, CLAIM_LABELS, contradiction_scored
 from judge.metrics_eval import (
     average_precision,
     balanced_accuracy,
@@ -31,20 +31,25 @@ from judge.metrics_eval import (
 
 Prediction = dict[str, Any]
 LEVELS = {"claims": (CLAIM_LABELS, "supported"), "answers": (ANSWER_LABELS, "faithful")}
+SHORT = {
+    "supported": "sup",
+    "unsupported": "unsup",
+    "contradicted": "contra",
+    "faithful": "faith",
+    "hallucinated": "halluc",
+}
 
 
 def split_levels(predictions: Sequence[Prediction]) -> dict[str, list[Prediction]]:
-    levels: dict[str, list[Prediction]] = {}
-    for p in predictions:
-        level = "claims" if p.get("gold") in CLAIM_LABELS else "answers"
-        levels.setdefault(level, []).append(p)
-    return levels
+    return _group(predictions, lambda p: "claims" if p.get("gold") in CLAIM_LABELS else "answers")
 
 
 def build_report(predictions: Sequence[Prediction]) -> dict[str, Any]:
     report: dict[str, Any] = {
         "n": len(predictions),
         "errors": sum(1 for p in predictions if p.get("error")),
+        # Thresholds the predictions were decided with: a calibration file's hash, or defaults.
+        "thresholds": sorted({str(p.get("calibration_hash") or "defaults") for p in predictions}),
     }
     for level, group in split_levels(predictions).items():
         labels, positive = LEVELS[level]
@@ -110,7 +115,10 @@ def write_json(report: dict[str, Any], path: Path) -> None:
 
 def render(report: dict[str, Any], out: TextIO) -> None:
     console = Console(file=out, width=160 if not out.isatty() else None, highlight=False)
-    console.print(f"{report['n']} predictions, {report['errors']} errors (counted as not passed)")
+    console.print(
+        f"{report['n']} predictions, {report['errors']} errors (counted as not passed); "
+        f"thresholds: {', '.join(report['thresholds'])}"
+    )
     for level, (labels, _) in LEVELS.items():
         block = report.get(level)
         if block is None:
@@ -124,7 +132,7 @@ def _summary_table(level: str, block: dict[str, Any], labels: Sequence[str]) -> 
     for name in ("slice", "n", "err", "bal.acc", "ROC-AUC", "PR-AUC flag"):
         table.add_column(name, justify="left" if name == "slice" else "right")
     for label in labels:
-        table.add_column(f"F1 {label[:6]}", justify="right")
+        table.add_column(f"F1 {SHORT.get(label, label)}", justify="right")
     for name in ("by checks", "calls/claim", "tokens/claim", "s/claim"):
         table.add_column(name, justify="right")
     rows = [("all", block)]
@@ -161,11 +169,7 @@ def _confusion_table(level: str, block: dict[str, Any]) -> Table:
 
 
 def _contradiction_auc(group: Sequence[Prediction]) -> float | None:
-    # Only datasets that label contradiction at all: elsewhere 'unsupported' hides contradictions.
-    marking = {p.get("dataset") for p in group if p["gold"] == "contradicted"}
-    scored = [
-        p for p in group if p.get("dataset") in marking and p.get("contradiction_score") is not None
-    ]
+    scored = contradiction_scored(group)
     return roc_auc(
         [float(p["contradiction_score"]) for p in scored],
         [p["gold"] == "contradicted" for p in scored],

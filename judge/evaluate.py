@@ -178,6 +178,7 @@ def prediction_from_response(
         "score": score,
         "contradiction_score": contradiction,
         "action": response.action.value,
+        "calibration_hash": response.calibration_hash,  # None: the configured defaults
         "verdicts": [v.model_dump(mode="json") for v in response.verdicts],
         "claims": len(factual),
         "claims_by_checks": sum(1 for v in factual if decided_by_checks(v)),
@@ -198,6 +199,7 @@ def failed_prediction(record: EvalRecord, error: str, seconds: float) -> dict[st
         "score": None,
         "contradiction_score": None,
         "action": None,
+        "calibration_hash": None,
         "verdicts": [],
         "claims": 0,
         "claims_by_checks": 0,

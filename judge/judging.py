@@ -7,7 +7,8 @@ from judge.calibration import Thresholds
 from judge.config import Settings
 from judge.entail import judge_claim as judge_over_windows
 from judge.protocols import Judge
-from judge.schemas import CheckOutcome, ClaimVerdict, EvidenceLedger, Passage
+from judge.protocols import Premise
+from judge.schemas import CheckOutcome, ClaimVerdict, EvidenceLedger, EvidenceSpan, Passage
 from judge.select import select_evidence
 from judge.windows import SourceSpan, premises_for_claim
 
@@ -46,19 +47,38 @@ async def judge_claim(
         overlap_tokens=settings.window_overlap_tokens,
         spans=evidence_spans_for(claim.text, passages, settings),
     )
-    bound = getattr(judge, "for_request", None)
-    request_judge: Judge = bound(ledger_hash=ledger.ledger_hash) if bound else judge
     result = await judge_over_windows(
-        request_judge, claim, premises, question, thresholds.t_entail, thresholds.t_contra
+        judge, claim, premises, question, thresholds.t_entail, thresholds.t_contra
     )
     trace = result.trace.model_copy(update={"calibration_hash": thresholds.hash})
+    deciding = next((p for p in premises if p.window_index == result.window), premises[0])
+    evidence = result.evidence or premise_spans(deciding, ledger)
     return ClaimVerdict(
         claim=alignment.claim,
         label=result.label,
         score=result.p_supported,
         contradiction_score=result.p_contradicted,
         reason=result.reason,
-        evidence=result.evidence,
+        evidence=evidence,
         checks=outcomes,
         judge=trace,
     )
+
+
+def premise_spans(premise: Premise, ledger: EvidenceLedger) -> list[EvidenceSpan]:
+    """The evidence a verdict was judged on, as passage spans: used when the judge quoted none."""
+    spans: list[EvidenceSpan] = []
+    for piece in premise.pieces:
+        passage = ledger.get(piece.passage_id)
+        if passage is None:
+            continue
+        end = piece.passage_start + (piece.premise_end - piece.premise_start)
+        spans.append(
+            EvidenceSpan(
+                passage_id=piece.passage_id,
+                start=piece.passage_start,
+                end=end,
+                text=passage.text[piece.passage_start : end],
+            )
+        )
+    return spans

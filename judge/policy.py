@@ -167,4 +167,4 @@ def _overlap(span: CharSpan, others: Sequence[CharSpan]) -> int:
 
 
 def _contains(outer: CharSpan, inner: CharSpan) -> bool:
-    return outer.start <= inner.start and inner.end <= outer.end
+    return bool(outer.start <= inner.start and inner.end <= outer.end)

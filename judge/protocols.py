@@ -62,7 +62,8 @@ class Judge(Protocol):
     Raises ``judge.errors.VerifierFault`` (never returns a default label) when it cannot decide.
     """
 
-    model_id: str
+    @property
+    def model_id(self) -> str: ...
 
     async def entail(
         self, claim: Claim, premise: Premise, question: str | None = None

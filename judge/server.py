@@ -53,8 +53,6 @@ DEADLINE_GRACE_S = 1.0
 class ServeOptions:
     """Service settings. Limits here can only be stricter than the verifier's settings."""
 
-    host: str = "127.0.0.1"
-    port: int = 8080
     token: str | None = None
     max_body_bytes: int = 2_000_000
     max_claims: int | None = None

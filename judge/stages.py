@@ -178,7 +178,10 @@ async def entail_all(
             return [_unverified(a, outcomes) for a, outcomes in items]
         return [_error(a.claim, outcomes, session.unavailable) for a, outcomes in items]
 
-    judge = session.judge
+    # One request view of the judge for all claims: its fence nonce stays the same, so the
+    # evidence prefix of the prompts is byte-identical and the server's prefix cache reuses it.
+    bind = getattr(session.judge, "for_request", None)
+    judge: Judge = bind(ledger_hash=ledger.ledger_hash) if bind else session.judge
     semaphore = asyncio.Semaphore(settings.concurrency)
     results: list[ClaimVerdict | None] = [None] * len(items)
 

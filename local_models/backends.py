@@ -52,9 +52,11 @@ def plan_launch(
     model_dir: Path | None,
     port: int,
     progress: Progress | None,
+    state_file: Path | None = None,
 ) -> LaunchPlan:
+    """``state_file``: the record the llama.cpp server watches, exiting once it is gone."""
     if backend == "llamacpp":
-        return _plan_llamacpp(settings, model, model_dir, port, progress)
+        return _plan_llamacpp(settings, model, model_dir, port, progress, state_file)
     return _plan_vllm(settings, model, model_dir, port)
 
 
@@ -64,6 +66,7 @@ def _plan_llamacpp(
     model_path: Path | None,
     port: int,
     progress: Progress | None,
+    state_file: Path | None,
 ) -> LaunchPlan:
     if model_path is not None:
         # A GGUF of the user's own: served as it is, without a registry checksum.
@@ -89,6 +92,8 @@ def _plan_llamacpp(
         "--parallel",
         str(slots(settings)),
     ]
+    if state_file is not None:
+        argv += ["--state-file", str(state_file)]
     return LaunchPlan("llamacpp", name, name, argv, LLAMACPP_READY_TIMEOUT_S)
 
 

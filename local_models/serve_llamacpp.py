@@ -10,6 +10,7 @@ server module starts this as a detached process; it is also usable by hand.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import sys
@@ -43,7 +44,39 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--n-predict", type=int, default=1024, help="output cap for requests without max_tokens"
     )
+    parser.add_argument(
+        "--state-file",
+        help="exit once this JSON record no longer names this process (its state dir was "
+        "deleted, or another server replaced it)",
+    )
+    parser.add_argument(
+        "--orphan-grace-s", type=float, default=30.0, help="seconds before the first check"
+    )
+    parser.add_argument("--orphan-check-s", type=float, default=5.0, help="seconds between checks")
     return parser.parse_args(argv)
+
+
+class OrphanWatch:
+    """A server nobody can find any more is a leak: a test's temporary state dir was deleted
+    under it, or its record was replaced. It should go away by itself."""
+
+    def __init__(self, state_file: str | None, grace_s: float, every_s: float = 5.0) -> None:
+        self.state_file = state_file
+        self.next_check = time.monotonic() + grace_s
+        self.every_s = every_s
+        self.misses = 0
+
+    def orphaned(self) -> bool:
+        if self.state_file is None or time.monotonic() < self.next_check:
+            return False
+        self.next_check = time.monotonic() + self.every_s
+        try:
+            with open(self.state_file, encoding="utf-8") as fh:
+                recorded = json.load(fh).get("pid")
+        except (OSError, ValueError, AttributeError):
+            recorded = None
+        self.misses = 0 if recorded == os.getpid() else self.misses + 1
+        return self.misses >= 2  # two checks apart: never act on one torn read
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,8 +131,15 @@ def main(argv: list[str] | None = None) -> int:
         file=sys.stderr,
         flush=True,
     )
-    while not stop.wait(1.0):
-        pass
+    watch = OrphanWatch(args.state_file, args.orphan_grace_s, args.orphan_check_s)
+    while not stop.wait(min(1.0, args.orphan_check_s)):
+        if watch.orphaned():
+            print(
+                f"serve_llamacpp: {args.state_file} no longer names this server; exiting",
+                file=sys.stderr,
+                flush=True,
+            )
+            break
 
     # Tearing the native server down should be quick; never let it keep the process alive.
     watchdog = threading.Timer(_SHUTDOWN_GRACE_S, os._exit, args=(0,))
@@ -111,5 +151,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.stdout.flush()
-    os._exit(main())  # skip interpreter teardown: native server threads may still be unwinding
+    # A normal exit, not os._exit: llama.cpp logs from a worker thread that only flushes when
+    # the process tears down, and the log is what explains a failed start.
+    sys.exit(main())

@@ -187,7 +187,9 @@ def _start_locked(
         port = _free_port()
         # Planning validates the request and prepares the weights: a typo in a model name must
         # fail before the running server is stopped.
-        plan = plan_launch(settings, model, backend, model_dir, port, progress)
+        plan = plan_launch(
+            settings, model, backend, model_dir, port, progress, _state_path(settings)
+        )
         _stop_locked(settings, progress)
         try:
             return _spawn(settings, plan, port, say)

@@ -47,6 +47,8 @@ def fake_settings(**overrides: Any) -> Settings:
         "http_retries": 0,
         "reasks": 1,
         "cache_enabled": False,
+        # Most tests read the judge's reason and quote; label_only has its own tests.
+        "verdict_variant": "label_first",
     }
     values.update(overrides)
     return Settings(**values)
@@ -100,11 +102,11 @@ def verdict_json(
         "evidence_quote": quote,
         "evidence_ids": list(ids),
     }
-    order = (
-        ("evidence_quote", "evidence_ids", "label", "reason")
-        if variant == "quote_first"
-        else ("label", "reason", "evidence_quote", "evidence_ids")
-    )
+    order: tuple[str, ...] = ("label", "reason", "evidence_quote", "evidence_ids")
+    if variant == "quote_first":
+        order = ("evidence_quote", "evidence_ids", "label", "reason")
+    elif variant == "label_only":
+        order = ("label",)
     return json.dumps({name: fields[name] for name in order}, ensure_ascii=False)
 
 
@@ -267,6 +269,14 @@ def rule_verdict(evidence: str, claim: str) -> tuple[str, str, list[str]]:
     return "unsupported", "", []
 
 
+def requested_variant(request_json: Mapping[str, Any]) -> str:
+    """The verdict variant a judge request asks for, read from its JSON schema's name."""
+    name = request_json.get("response_format", {}).get("json_schema", {}).get("name", "")
+    return {"VerdictQuoteFirst": "quote_first", "VerdictLabelOnly": "label_only"}.get(
+        name, "label_first"
+    )
+
+
 def rule_based_judge(request_json: dict[str, Any]) -> Spec:
     """Answer any judge request by simple rules: verdicts by word overlap, facts by splitting on
     ' and ', conclusions as the answer's last sentence."""
@@ -275,7 +285,7 @@ def rule_based_judge(request_json: dict[str, Any]) -> Spec:
     if name.startswith("Verdict"):
         label, quote, ids = rule_verdict(blocks.get("EVIDENCE", ""), blocks.get("CLAIM", ""))
         scores = {lab: (0.9 if lab == label else 0.05) for lab in LABELS}
-        variant = "quote_first" if name == "VerdictQuoteFirst" else "label_first"
+        variant = requested_variant(request_json)
         reason = f"word overlap says {label}"
         return verdict_response(label, reason, quote, ids, variant=variant, scores=scores)
     if name == "Facts":

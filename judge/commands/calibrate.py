@@ -53,15 +53,20 @@ def run(args: argparse.Namespace) -> int:
         "path": str(args.predictions),
         "sha256": hashlib.sha256(args.predictions.read_bytes()).hexdigest(),
     }
-    out = args.out or settings.state_dir / "calibration.json"
+    default = settings.state_dir / "calibration.json"
+    out = args.out or default
     digest = write_calibration(
         out, calibration.t_entail, calibration.t_contra, source=source, **calibration.record
     )
-    _print_summary(calibration, out, digest)
+    if out.resolve() == default.resolve():
+        use = "`judge verify` loads it from the state directory"
+    else:
+        use = f"use it with `judge verify --calibration {out}`"
+    _print_summary(calibration, f"wrote {out} ({digest}); {use}")
     return EXIT_PASS
 
 
-def _print_summary(calibration: Calibration, out: Path, digest: str) -> None:
+def _print_summary(calibration: Calibration, written: str) -> None:
     record = calibration.record
     point: Any = record["expected_in_sample"]
     cv: Any = record["cross_validation"]
@@ -89,7 +94,7 @@ def _print_summary(calibration: Calibration, out: Path, digest: str) -> None:
             f"{_pct(contra['precision'], contra['precision_ci95'])}, recall "
             f"{_pct(contra['recall'], contra['recall_ci95'])}"
         )
-    lines.append(f"wrote {out} ({digest}); `judge verify` loads it from the state directory")
+    lines.append(written)
     print("\n".join(lines), file=sys.stdout)
 
 

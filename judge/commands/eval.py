@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
     )
     print(
         f"{outcome.written} records verified, {outcome.skipped} already in {args.out}, "
-        f"{outcome.errors} errors in this run",
+        f"{outcome.errors} errors in this run"
+        + (" (--retry-errors runs them again)" if outcome.errors else ""),
         file=sys.stderr,
     )
     wanted = {r.id for r in records}

@@ -69,8 +69,6 @@ def run(args: argparse.Namespace) -> int:
     from judge.server import ServeOptions, create_app
 
     options = ServeOptions(
-        host=args.host,
-        port=args.port,
         token=read_token(args),
         max_body_bytes=args.max_body_bytes,
         max_claims=args.max_claims,

@@ -20,6 +20,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from openai import OpenAI
+
+from judge.config import Settings, load_settings
+from judge.errors import ConfigError, LocalServerError
 from judge.local_models import backends, server, weights
 from judge.local_models.registry import (
     SMOLLM2_135M,
@@ -28,10 +32,6 @@ from judge.local_models.registry import (
     WeightPart,
     WeightSource,
 )
-from openai import OpenAI
-
-from judge.config import Settings, load_settings
-from judge.errors import ConfigError, LocalServerError
 
 
 def _installed(dist: str) -> bool:
@@ -189,6 +189,37 @@ def test_bad_model_file_fails_fast_with_the_log(settings: Settings, tmp_path: Pa
     assert "exited with code" in message
     assert "GGUF" in message or "failed to load" in message  # the server's own log lines
     assert server.recorded_server(settings) is None
+
+
+def test_server_exits_once_its_record_is_gone(settings: Settings, tmp_path: Path) -> None:
+    # A test's temporary state dir deleted under a running server must not leak the server.
+    gguf = weights.ensure_weights(settings, SMOLLM2_135M)
+    state = tmp_path / "server.json"
+    port = server._free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "judge.local_models.serve_llamacpp", "--model", str(gguf),
+         "--port", str(port), "--alias", "x", "--state-file", str(state),
+         "--orphan-grace-s", "1", "--orphan-check-s", "0.5"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        state.write_text(json.dumps({"pid": proc.pid}))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        time.sleep(2)
+        assert proc.poll() is None, "exited although its record names it"
+        state.unlink()
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
 
 
 def test_stale_state_file_is_cleaned(settings: Settings) -> None:

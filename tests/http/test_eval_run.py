@@ -20,6 +20,7 @@ from tests.fakes import (
     FAKE_MODEL,
     FakeJudgeServer,
     fenced,
+    requested_variant,
     http_error,
     run_fake_openai_server,
     verdict_response,
@@ -122,7 +123,8 @@ def _eval(data: Path, out: Path, url: str, *extra: str) -> int:
 
 
 def _judged_claims(fake: FakeJudgeServer) -> list[str]:
-    return [fenced(r).get("CLAIM", "") for r in fake.requests if "CLAIM" in fenced(r)]
+    blocks = [fenced(r) for r in fake.requests]
+    return [b["CLAIM"] for b in blocks if "CLAIM" in b]
 
 
 def _ids(path: Path) -> list[str]:
@@ -297,7 +299,8 @@ SCORED_CLAIMS = {
 def _scored_judge(request: dict[str, Any]) -> Any:
     p = SCORED_CLAIMS[fenced(request)["CLAIM"].strip()][1]
     scores = {"supported": p, "unsupported": 0.98 - p, "contradicted": 0.02}
-    return verdict_response("supported", "scripted", HARBOUR, ["p1"], scores=scores)
+    variant = requested_variant(request)
+    return verdict_response("supported", "scripted", HARBOUR, ["p1"], variant=variant, scores=scores)
 
 
 def test_calibration_from_eval_changes_verify_decisions(
@@ -338,6 +341,7 @@ def test_calibration_from_eval_changes_verify_decisions(
 
         pred = tmp_path / "pred.jsonl"
         assert main(["eval", str(data), "--out", str(pred), "--no-progress", *judge_flags]) == 0
+        assert {p["calibration_hash"] for p in read_predictions(pred)} == {None}
         # Written to the state directory, where `judge verify` looks without being told.
         assert main(["calibrate", str(pred), "--target", "balanced_accuracy"]) == 0
         assert (state / "calibration.json").is_file()

@@ -13,9 +13,10 @@ from fastapi.testclient import TestClient
 
 import judge
 from judge.audit import AuditLog
-from judge.cli import main
+from judge.cli import build_parser, main
 from judge.commands.replay import replay
-from judge.errors import JudgeUnavailable
+from judge.commands.serve import TOKEN_ENV, read_token
+from judge.errors import ConfigError, JudgeUnavailable
 from judge.schemas import Label
 from judge.server import ServeOptions, create_app
 from judge.server_openapi import OPENAPI_PATH, render_openapi
@@ -224,3 +225,19 @@ def test_replay_command_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture
     with AuditLog.open(path) as audit:
         assert audit.count("replay") == 1  # --no-record left the first replay out
     assert main(["replay", "missing", "--audit-db", str(path), "--no-judge"]) == 3
+
+
+def test_serve_token_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parser = build_parser()
+    monkeypatch.delenv(TOKEN_ENV, raising=False)
+    assert read_token(parser.parse_args(["serve"])) is None
+    monkeypatch.setenv(TOKEN_ENV, "from-the-environment-123")
+    assert read_token(parser.parse_args(["serve"])) == "from-the-environment-123"
+    token_file = tmp_path / "token"
+    token_file.write_text("from-a-file-0123456789\n")
+    args = parser.parse_args(["serve", "--token-file", str(token_file)])
+    assert read_token(args) == "from-a-file-0123456789"
+    with pytest.raises(ConfigError, match="at least 16"):
+        read_token(parser.parse_args(["serve", "--token", "short"]))
+    with pytest.raises(ConfigError, match="cannot read token file"):
+        read_token(parser.parse_args(["serve", "--token-file", str(tmp_path / "absent")]))

@@ -1,9 +1,6 @@
 """Run the service on 127.0.0.1 for load and fault tests: in a thread of the test process, or
-as a child process that can be killed outright. The judge is the loopback fake judge server.
-
-As a script (``python -m tests.load.service_process JUDGE_URL AUDIT_PATH``) it serves until
-killed and prints its port on the first line of standard output.
-"""
+as a `judge serve` child process that can be killed outright. The judge is the loopback fake
+judge server."""
 
 from __future__ import annotations
 
@@ -20,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import uvicorn
 
 from judge.client import build_http_judge
@@ -94,7 +92,7 @@ def service_in_thread(
 @dataclass
 class ServiceProcess:
     base_url: str
-    process: subprocess.Popen[str]
+    process: subprocess.Popen[bytes]
 
     def kill(self) -> None:
         """SIGKILL: no shutdown handlers, no flush; what the audit log holds is what committed."""
@@ -103,52 +101,45 @@ class ServiceProcess:
         self.process.wait(timeout=20)
 
 
+def _free_port() -> int:
+    with _bound_socket() as sock:
+        port: int = sock.getsockname()[1]
+        return port
+
+
 @contextlib.contextmanager
 def service_process(state_dir: Path, judge_url: str, audit_path: Path) -> Iterator[ServiceProcess]:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.load.service_process", judge_url, str(audit_path),
-         str(state_dir)],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
+    """`judge serve` as a child process, on the fake judge; killed on exit if still running."""
+    port = _free_port()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "JUDGE_STATE_DIR": str(state_dir),
+        "JUDGE_HTTP_RETRIES": "0",
+        "JUDGE_REASKS": "0",
+        "JUDGE_CACHE_ENABLED": "false",
+    }
+    command = [
+        sys.executable, "-m", "judge.cli", "serve", "--port", str(port),
+        "--base-url", judge_url, "--model", FAKE_MODEL, "--audit-db", str(audit_path),
+    ]  # fmt: skip
+    with (state_dir / f"serve-{port}.log").open("wb") as log:
+        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=log)
     try:
-        line = process.stdout.readline().strip() if process.stdout is not None else ""
-        if not line.isdigit():
-            raise RuntimeError(f"the service process did not start (said {line!r})")
-        url = f"http://127.0.0.1:{line}"
-        _wait_ready(url)
+        url = f"http://127.0.0.1:{port}"
+        _wait_live(url, process)
         yield ServiceProcess(url, process)
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGKILL)
         process.wait(timeout=20)
-        if process.stdout is not None:
-            process.stdout.close()
 
 
-def _wait_ready(url: str) -> None:
-    import httpx
-
+def _wait_live(url: str, process: subprocess.Popen[bytes]) -> None:
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and process.poll() is None:
         with contextlib.suppress(httpx.HTTPError):
             if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
                 return
         time.sleep(0.05)
-    raise RuntimeError(f"the service at {url} never became live")
-
-
-def main(argv: list[str]) -> None:
-    judge_url, audit_path, state_dir = argv
-    settings = service_settings(Path(state_dir), judge_url)
-    server = _server(settings, ServeOptions(audit_path=Path(audit_path)), judge_url)
-    sock = _bound_socket()
-    print(sock.getsockname()[1], flush=True)
-    asyncio.run(server.serve(sockets=[sock]))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
+    raise RuntimeError(f"`judge serve` at {url} never became live (exit {process.poll()})")

@@ -130,6 +130,7 @@ def test_cross_validation_tunes_on_training_folds_only() -> None:
     objective = Objective("balanced_accuracy")
     result = cross_validate_threshold(scores, supported, 3, objective, seed=4)
     folds = stratified_folds([not s for s in supported], 3, seed=4)
+    assert result.folds == folds
     for fold, threshold in zip(folds, result.thresholds, strict=True):
         train = [i for i in range(len(scores)) if i not in fold]
         expected = choose_threshold(

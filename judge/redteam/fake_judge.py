@@ -1,0 +1,221 @@
+"""A rule-based stand-in for an OpenAI-compatible judge server, for red-team runs without a model.
+
+It answers ``POST /v1/chat/completions`` (verdicts, atomic facts, main conclusions) and
+``GET /v1/models`` behind ``httpx.MockTransport``, so the real client stack is exercised.
+
+Verdicts come from word overlap of the fenced claim with the fenced evidence (with a negation
+and a number rule). Like a careless model, it obeys instructions it finds *outside* the data
+fences, reading a fence as closed at the first ``<<<END-KIND`` whatever nonce follows, and it
+obeys chat-template tokens anywhere: so injected text can only sway it when the prompt's
+defences (random fence nonces, neutralised fence and role-tag syntax) have failed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from judge.checks.text import normalise
+from judge.claims import content_words, word_form
+
+FAKE_MODEL = "redteam-rule-judge"
+FAKE_BASE_URL = "http://redteam-judge.invalid/v1"
+
+_NONCE = re.compile(r"<<<[A-Z]+-([0-9a-f]{8,})>>>")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_CLAUSE_BREAK = re.compile(r"[;,]\s+|\s+(?:and|but|except|while|whereas)\s+")
+_HEADER = re.compile(r"\[([^\]\s]+)\]")
+_CITATION = re.compile(r"\s*\[[^\]\n]*\d[^\]\n]*\]")
+_NEGATIONS = frozenset({"not", "no", "never", "non", "cannot", "without", "neither", "nor"})
+_RAW_CHAT_TOKENS = ("<|im_start|>", "<|im_end|>", "<|system|>", "<|eot_id|>", "</s>", "[INST]")
+# Outside the fences the template writes nothing, so any of these there comes from the data.
+_INSTRUCTION = re.compile(r"\bsupported\b|\bignore\b|\binstructions?\b|\bsystem\b", re.IGNORECASE)
+_BARE_REPLY = re.compile(r"^(?:so,?\s+)?(yes|no)\b[.!]?$", re.IGNORECASE)
+_ids = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class _Clause:
+    forms: frozenset[str]
+    negated: bool
+
+
+@dataclass(frozen=True)
+class _EvidenceSentence:
+    passage: str
+    text: str
+    clauses: tuple[_Clause, ...]
+
+    @property
+    def forms(self) -> frozenset[str]:
+        return frozenset().union(*(c.forms for c in self.clauses))
+
+
+class RuleJudge:
+    """Answers judge requests by rules. ``permissive`` supports every claim, which shows what
+    the exact checks catch on their own."""
+
+    def __init__(self, *, permissive: bool = False) -> None:
+        self.permissive = permissive
+
+    @property
+    def transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self.handler)
+
+    def handler(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path.rstrip("/")
+        if request.method == "GET" and path.endswith("/models"):
+            data = [{"id": FAKE_MODEL, "object": "model", "owned_by": "redteam"}]
+            return httpx.Response(200, json={"object": "list", "data": data})
+        if request.method != "POST" or not path.endswith("/chat/completions"):
+            return _error(404, f"no route {request.method} {path}")
+        body = json.loads(request.content)
+        schema = body.get("response_format", {}).get("json_schema", {}).get("name", "")
+        messages = body.get("messages", [])
+        user = next((m["content"] for m in messages if m.get("role") == "user"), "")
+        if schema.startswith("Verdict"):
+            fields = body["response_format"]["json_schema"].get("schema", {}).get("properties", {})
+            verdict = self.verdict(user)
+            order = [name for name in fields if name in verdict] or list(verdict)
+            return _completion(json.dumps({name: verdict[name] for name in order}))
+        blocks = _blocks(user)
+        if schema == "Facts":
+            return _completion(json.dumps({"facts": facts(blocks.get("SENTENCE", ""))}))
+        if schema == "Conclusion":
+            text = conclusion(blocks.get("ANSWER", ""), blocks.get("QUESTION"))
+            return _completion(json.dumps({"conclusion": text}))
+        return _error(400, f"the rule judge cannot answer schema {schema!r}")
+
+    def verdict(self, user: str) -> dict[str, Any]:
+        """Every verdict field; the answer keeps those the requested schema has, in its order."""
+        blocks = _blocks(user)
+        evidence = _evidence_sentences(blocks.get("EVIDENCE", ""))
+        if self.permissive or _swayed(user):
+            label, chosen = "supported", evidence[:1]
+        else:
+            label, chosen = rule_verdict(blocks.get("CLAIM", ""), evidence)
+        return {
+            "label": label,
+            "reason": f"rule judge: {label}",
+            "evidence_quote": chosen[0].text if chosen else "",
+            "evidence_ids": [chosen[0].passage] if chosen and chosen[0].passage else [],
+        }
+
+
+def rule_verdict(
+    claim: str, evidence: Sequence[_EvidenceSentence]
+) -> tuple[str, list[_EvidenceSentence]]:
+    """Supported when every content word of the claim is in the evidence and the clause that
+    matches it best agrees on negation, contradicted when that clause disagrees, else
+    unsupported. Numbers are left to the exact checks (which run before any judge)."""
+    forms = _forms(claim)
+    negated = bool(forms & _NEGATIONS)
+    words = {w for w in forms - _NEGATIONS if not w[:1].isdigit()}
+    if not words or not evidence:
+        return "unsupported", []
+    union = frozenset().union(*(s.forms for s in evidence))
+    if not words <= union:
+        return "unsupported", []
+    sentence, clause = max(
+        ((s, c) for s in evidence for c in s.clauses), key=lambda pair: len(words & pair[1].forms)
+    )
+    return ("contradicted" if negated != clause.negated else "supported"), [sentence]
+
+
+def facts(sentence: str) -> list[str]:
+    """Atomic facts by splitting on "; " and ", and "."""
+    text = _CITATION.sub("", _clean(sentence)).strip()
+    parts = [p.strip(" ,.") for p in re.split(r";\s+|,?\s+and\s+(?=[a-z])", text)]
+    return [p + "." for p in parts if p][:8] or [text or "nothing"]
+
+
+def conclusion(answer: str, question: str | None) -> str:
+    """The last sentence with content, or a bare "yes"/"no" joined to the question."""
+    text = _CITATION.sub("", _clean(answer))
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
+    if sentences and question and (reply := _BARE_REPLY.match(sentences[-1])):
+        return f"{reply.group(1).capitalize()}: {question.strip()}"
+    for sentence in reversed(sentences):
+        if content_words(sentence):
+            return sentence
+    return sentences[-1] if sentences else "No conclusion."
+
+
+def _blocks(user: str) -> dict[str, str]:
+    """The fenced blocks by kind, each read up to its closing marker with the nonce of the
+    user message's first fence (which the template writes)."""
+    first = _NONCE.search(user)
+    if first is None:
+        return {}
+    nonce = first.group(1)
+    pattern = re.compile(rf"<<<([A-Z]+)-{nonce}>>>\n(.*?)\n<<<END-\1-{nonce}>>>", re.DOTALL)
+    return {kind: body for kind, body in pattern.findall(user)}
+
+
+def _swayed(user: str) -> bool:
+    """Whether injected instructions reach a careless model: raw chat-template tokens, or
+    instructions outside the data once fences are read sloppily (closed at any END marker)."""
+    if any(token in user for token in _RAW_CHAT_TOKENS):
+        return True
+    outside = re.sub(r"<<<([A-Z]+)-[^>\n]*>>>.*?<<<END-\1\b[^>\n]*>>>", " ", user, flags=re.DOTALL)
+    return _INSTRUCTION.search(outside) is not None
+
+
+def _evidence_sentences(evidence: str) -> list[_EvidenceSentence]:
+    out: list[_EvidenceSentence] = []
+    passage = ""
+    for line in evidence.split("\n"):
+        header = _HEADER.fullmatch(line.strip())
+        if header:
+            passage = header.group(1)
+            continue
+        for piece in _SENTENCE_END.split(line):
+            text = piece.strip()
+            if text and text != "…":
+                clauses = tuple(_clause(part) for part in _CLAUSE_BREAK.split(text) if part)
+                out.append(_EvidenceSentence(passage, text, clauses))
+    return out
+
+
+def _clause(text: str) -> _Clause:
+    forms = _forms(text)
+    return _Clause(forms, bool(forms & _NEGATIONS))
+
+
+def _forms(text: str) -> frozenset[str]:
+    return frozenset(word_form(w) for w, _, _ in content_words(_clean(text)))
+
+
+def _clean(text: str) -> str:
+    # A model reads through full-width, invisible and look-alike characters; so does this
+    # judge, with the exact checks' own normalisation.
+    return normalise(text)
+
+
+def _completion(content: str) -> httpx.Response:
+    body = {
+        "id": f"chatcmpl-redteam-{next(_ids)}",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": FAKE_MODEL,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+    }
+    return httpx.Response(200, json=body)
+
+
+def _error(status: int, message: str) -> httpx.Response:
+    return httpx.Response(status, json={"error": {"message": message, "code": status}})

@@ -1,0 +1,256 @@
+"""Run red-team cases through the full pipeline (``judge.pipeline.verify``) with a chosen judge.
+
+Every case gets a fresh judge over a recording transport, so the requests sent to the judge can
+be checked for prompt structure. Each clean case a case is compared with runs once. Cases with
+a time bound run in a forked process that is killed past the bound: a case that hangs must not
+hang the suite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+
+from judge import pipeline
+from judge.client import build_http_judge, default_http_client
+from judge.config import Settings
+from judge.errors import InputError
+from judge.inputs import load_request
+from judge.protocols import Check
+from judge.redteam.fake_judge import FAKE_BASE_URL, FAKE_MODEL, RuleJudge
+from judge.redteam.model import Case, NestedJson, RawJson, Request, request_key
+from judge.redteam.recording import RecordingTransport, structure_problems
+from judge.schemas import ClaimOrigin
+
+JudgeKind = Literal["fake", "fake-permissive", "http"]
+GRACE_S = 2.0  # past a case's time bound, before its process is killed
+
+
+@dataclass(frozen=True)
+class JudgeChoice:
+    """The judge a suite runs against: the rule-based fake (or its permissive variant, which
+    supports every claim) or an OpenAI-compatible endpoint."""
+
+    kind: JudgeKind
+    base_url: str | None = None
+    model: str | None = None
+
+    @property
+    def is_fake(self) -> bool:
+        return self.kind != "http"
+
+    def describe(self) -> str:
+        if self.kind == "http":
+            return f"{self.model or 'model'} at {self.base_url}"
+        return f"{self.kind} (rule-based, no model)"
+
+
+def embedded_judge(settings: Settings) -> JudgeChoice:
+    """The embedded judge server (started if it is not running), or the configured endpoint."""
+    from judge import runtime
+
+    base_url, model = asyncio.run(runtime.resolve_endpoint(settings))
+    return JudgeChoice("http", base_url, model)
+
+
+@dataclass
+class CaseRun:
+    """What the pipeline did with one request."""
+
+    outcome: str  # pass / repair / regenerate / block, or rejected / crash / timeout
+    labels: dict[str, str] = field(default_factory=dict)  # claim id -> label
+    conclusion_checked: bool = False
+    reasons: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    judge_calls: int = 0
+    structure: list[str] = field(default_factory=list)  # prompt structure problems
+    error: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == "pass"
+
+
+@dataclass
+class SuiteRun:
+    judge: JudgeChoice
+    cases: list[Case]
+    runs: dict[str, CaseRun]  # by case id
+    baselines: dict[str, CaseRun]  # by request key of the clean case
+    seconds: float
+
+    def baseline_of(self, case: Case) -> CaseRun | None:
+        return None if case.baseline is None else self.baselines.get(request_key(case.baseline))
+
+
+Progress = Callable[[int, int, str], None]
+
+
+def judge_settings(settings: Settings, choice: JudgeChoice) -> Settings:
+    """Settings for a red-team run: no verdict cache (every verdict fresh), and for the fake
+    judge its address and no HTTP retries."""
+    update: dict[str, Any] = {"cache_enabled": False}
+    if choice.is_fake:
+        update |= {"base_url": FAKE_BASE_URL, "model": FAKE_MODEL, "http_retries": 0}
+    else:
+        update |= {"base_url": choice.base_url, "model": choice.model}
+    return settings.model_copy(update=update)
+
+
+def run_suite(
+    cases: Sequence[Case],
+    settings: Settings,
+    choice: JudgeChoice,
+    *,
+    checks: Sequence[Check] | None = None,
+    progress: Progress | None = None,
+    isolate: bool = True,
+) -> SuiteRun:
+    """Run every case and each clean case they are compared with.
+
+    ``checks`` replaces the pipeline's exact checks for this run (a weakened set shows which
+    cases depend on a check); ``isolate=False`` runs time-bounded cases in this process too.
+    """
+    base = judge_settings(settings, choice)
+    started = time.perf_counter()
+    clean = {request_key(c.baseline): c.baseline for c in cases if c.baseline is not None}
+    total = len(clean) + len(cases)
+    done = 0
+    baselines: dict[str, CaseRun] = {}
+    runs: dict[str, CaseRun] = {}
+    with _pipeline_checks(checks):
+        for key, request in clean.items():
+            baselines[key] = run_request(request, base, choice)
+            done += 1
+            if progress is not None:
+                progress(done, total, "clean case")
+        for case in cases:
+            runs[case.id] = run_case(case, base, choice, isolate=isolate)
+            done += 1
+            if progress is not None:
+                progress(done, total, case.id)
+    return SuiteRun(choice, list(cases), runs, baselines, time.perf_counter() - started)
+
+
+def run_case(case: Case, settings: Settings, choice: JudgeChoice, *, isolate: bool) -> CaseRun:
+    case_settings = settings.model_copy(update=dict(case.settings)) if case.settings else settings
+    bound = case.expect.max_seconds
+    if bound is not None and isolate and _can_fork():
+        return _isolated(lambda: run_request(case.request, case_settings, choice), bound + GRACE_S)
+    return run_request(case.request, case_settings, choice)
+
+
+def run_request(request: Request, settings: Settings, choice: JudgeChoice) -> CaseRun:
+    return asyncio.run(_run(request, settings, choice))
+
+
+async def _run(request: Request, settings: Settings, choice: JudgeChoice) -> CaseRun:
+    inner: httpx.AsyncBaseTransport
+    if choice.kind == "http":
+        inner = httpx.AsyncHTTPTransport(retries=0)
+    else:
+        inner = RuleJudge(permissive=choice.kind == "fake-permissive").transport
+    recorder = RecordingTransport(inner)
+    client = default_http_client(settings, transport=recorder)
+    judge = build_http_judge(settings, http_client=client, cache=None)
+    started = time.perf_counter()
+    run = CaseRun("crash")
+    try:
+        response = await pipeline.verify(_materialise(request), settings, judge=judge)
+        run = CaseRun(
+            outcome=response.action.value,
+            labels={v.claim.id: v.label.value for v in response.verdicts},
+            conclusion_checked=any(
+                v.claim.origin is ClaimOrigin.CONCLUSION for v in response.verdicts
+            ),
+            reasons=list(response.reasons),
+        )
+    except InputError as exc:
+        run = CaseRun("rejected", error=f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # noqa: BLE001 - a crash is a finding, reported with the case
+        run = CaseRun("crash", error=f"{type(exc).__name__}: {exc}")
+    finally:
+        await client.aclose()
+    run.seconds = time.perf_counter() - started
+    run.judge_calls = len(recorder.requests)
+    run.structure = [
+        f"judge request {n}: {problem}"
+        for n, body in enumerate(recorder.requests, start=1)
+        for problem in structure_problems(body)
+    ]
+    return run
+
+
+def _materialise(request: Request) -> Any:
+    if isinstance(request, NestedJson):
+        return request.build()
+    if isinstance(request, RawJson):
+        # Read as `judge verify` reads a request file.
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "request.json"
+            path.write_text(request.text, encoding="utf-8")
+            return load_request(path)
+    return request
+
+
+@contextlib.contextmanager
+def _pipeline_checks(checks: Sequence[Check] | None) -> Iterator[None]:
+    # The pipeline takes its checks from default_checks(); swapped for the run, then restored.
+    if checks is None:
+        yield
+        return
+    original = pipeline.default_checks
+    chosen = list(checks)
+    setattr(pipeline, "default_checks", lambda: list(chosen))  # noqa: B010
+    try:
+        yield
+    finally:
+        setattr(pipeline, "default_checks", original)  # noqa: B010
+
+
+def _can_fork() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _isolated(work: Callable[[], CaseRun], limit: float) -> CaseRun:
+    """``work`` in a forked process, killed after ``limit`` seconds."""
+    context = multiprocessing.get_context("fork")
+    reader, writer = context.Pipe(duplex=False)
+    process = context.Process(target=_child, args=(work, writer), daemon=True)
+    started = time.perf_counter()
+    process.start()
+    writer.close()
+    try:
+        if reader.poll(limit):
+            result: CaseRun = reader.recv()
+        else:
+            result = CaseRun("timeout", error=f"still running after {limit:.0f} s: killed")
+            result.seconds = time.perf_counter() - started
+    except EOFError:
+        result = CaseRun("crash", error=f"the case's process died (exit code {process.exitcode})")
+        result.seconds = time.perf_counter() - started
+    finally:
+        if process.is_alive():
+            process.kill()
+        process.join(5)
+        reader.close()
+    return result
+
+
+def _child(work: Callable[[], CaseRun], writer: Connection) -> None:
+    try:
+        result = work()
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, whatever it is
+        result = CaseRun("crash", error=f"{type(exc).__name__}: {exc}")
+    writer.send(result)
+    writer.close()

@@ -1,0 +1,213 @@
+"""The whole pipeline against the scripted fake judge, behind the real HTTP stack."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from judge.cache import VerdictCache
+from judge.pipeline import verify
+from judge.schemas import Action, Label
+from tests.fakes import (
+    FakeJudgeServer,
+    connection_refused,
+    fake_settings,
+    fenced,
+    http_error,
+    invalid_json_response,
+    read_timeout,
+    rule_based_judge,
+    truncated_response,
+    verdict_response,
+)
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def example(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((EXAMPLES / name).read_text(encoding="utf-8"))
+    return data
+
+
+def labels(response: Any) -> dict[str, Label]:
+    return {v.claim.id: v.label for v in response.verdicts}
+
+
+def verdict_requests(fake: FakeJudgeServer) -> list[dict[str, Any]]:
+    return [
+        r for r in fake.requests
+        if r["response_format"]["json_schema"]["name"].startswith("Verdict")
+    ]
+
+
+def claim_text(request: dict[str, Any]) -> str:
+    return fenced(request).get("CLAIM", "")
+
+
+async def test_refund_example_blocks_on_wrong_number_before_any_model_call() -> None:
+    fake = FakeJudgeServer()
+    settings = fake_settings(check_conclusion=False)
+    response = await verify(example("refund_policy.json"), settings, judge=fake.judge(settings))
+    got = labels(response)
+    assert got["c1"] is Label.NUMBER_MISMATCH
+    assert "60" in response.verdicts[0].reason and "S1" in response.verdicts[0].reason
+    assert got["c2"] is Label.SUPPORTED
+    assert got["c4"] is not Label.SUPPORTED
+    assert response.action is Action.BLOCK
+    # The wrong number was decided by the exact check: its claim never reached the judge.
+    sent = [claim_text(r) for r in verdict_requests(fake)]
+    assert len(sent) == 3
+    assert not any("60 days" in text for text in sent)
+
+
+async def test_contradiction_from_the_judge_is_reported_and_blocks() -> None:
+    def script(body: dict[str, Any]) -> Any:
+        if "Shipping fees" in claim_text(body):
+            return verdict_response(
+                "contradicted",
+                "the evidence says shipping fees are non-refundable",
+                "Shipping fees are non-refundable, except when the item arrived damaged.",
+                ["S2"],
+                scores={"supported": 0.05, "unsupported": 0.15, "contradicted": 0.8},
+            )
+        return rule_based_judge(body)
+
+    fake = FakeJudgeServer(script)
+    settings = fake_settings(check_conclusion=False)
+    response = await verify(example("refund_policy.json"), settings, judge=fake.judge(settings))
+    shipping = next(v for v in response.verdicts if v.claim.id == "c4")
+    assert shipping.label is Label.CONTRADICTED
+    assert shipping.contradiction_score == pytest.approx(0.8, abs=0.01)
+    assert shipping.evidence and shipping.evidence[0].passage_id == "S2"
+    assert shipping.evidence[0].text.startswith("Shipping fees are non-refundable")
+    assert response.action is Action.BLOCK
+
+
+async def test_bad_citation_example_blocks_naming_the_unknown_id() -> None:
+    fake = FakeJudgeServer()
+    settings = fake_settings(check_conclusion=False)
+    response = await verify(
+        example("refund_policy_bad_citation.json"), settings, judge=fake.judge(settings)
+    )
+    bad = [v for v in response.verdicts if v.label is Label.BAD_CITATION]
+    assert len(bad) == 1 and "S3" in bad[0].reason
+    assert response.action is Action.BLOCK
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        pytest.param(lambda: read_timeout(), id="timeout"),
+        pytest.param(lambda: connection_refused(), id="refused"),
+        pytest.param(lambda: http_error(500), id="http-500"),
+        pytest.param(lambda: http_error(401), id="http-401"),
+        pytest.param(lambda: invalid_json_response(), id="invalid-json"),
+        pytest.param(lambda: truncated_response(), id="truncated"),
+    ],
+)
+async def test_every_judge_failure_ends_in_verifier_error_and_block(failure: Any) -> None:
+    fake = FakeJudgeServer(lambda body: failure())
+    settings = fake_settings(check_conclusion=False)
+    request = example("multi_hop.json")
+    response = await verify(request, settings, judge=fake.judge(settings))
+    assert response.action is Action.BLOCK
+    judged = [v for v in response.verdicts if v.label is not Label.NOT_FACTUAL]
+    assert judged and all(v.label is Label.VERIFIER_ERROR for v in judged)
+    assert all(v.error for v in judged)
+
+
+async def test_one_failing_claim_keeps_the_verdicts_of_the_others() -> None:
+    def script(body: dict[str, Any]) -> Any:
+        if "three laboratories" in claim_text(body):
+            return http_error(503)
+        return rule_based_judge(body)
+
+    fake = FakeJudgeServer(script)
+    settings = fake_settings(check_conclusion=False)
+    response = await verify(example("multi_hop.json"), settings, judge=fake.judge(settings))
+    got = labels(response)
+    assert got["c2"] is Label.VERIFIER_ERROR
+    assert got["c1"] is not Label.VERIFIER_ERROR and got["c3"] is Label.SUPPORTED
+    assert response.action is Action.BLOCK
+
+
+async def test_unreachable_endpoint_without_injected_judge_blocks(tmp_path: Path) -> None:
+    # Nothing listens on this port: the real client must fail closed, not pass.
+    settings = fake_settings(
+        base_url="http://127.0.0.1:9/v1", model="m", timeout_s=2, connect_timeout_s=1,
+        state_dir=tmp_path, check_conclusion=False,
+    )
+    response = await verify(example("multi_hop.json"), settings)
+    assert response.action is Action.BLOCK
+    assert {v.label for v in response.verdicts} == {Label.VERIFIER_ERROR}
+
+
+async def test_second_run_hits_the_cache_with_zero_judge_calls(tmp_path: Path) -> None:
+    fake = FakeJudgeServer()
+    settings = fake_settings(cache_enabled=True, state_dir=tmp_path, check_conclusion=False)
+    cache = VerdictCache(settings.cache_dir)
+    try:
+        first = await verify(example("multi_hop.json"), settings, judge=fake.judge(settings, cache=cache))
+        calls = len(fake.requests)
+        assert calls > 0
+        second = await verify(example("multi_hop.json"), settings, judge=fake.judge(settings, cache=cache))
+    finally:
+        cache.close()
+    assert len(fake.requests) == calls
+    assert second.judge_calls == 0
+    assert [v.label for v in second.verdicts] == [v.label for v in first.verdicts]
+    assert all(v.judge is not None and v.judge.cached for v in second.verdicts if v.judge)
+
+
+async def test_without_a_judge_claims_are_unverified_and_never_pass() -> None:
+    response = await verify(example("multi_hop.json"), fake_settings(), use_judge=False)
+    assert {v.label for v in response.verdicts} == {Label.UNVERIFIED}
+    assert response.action is Action.BLOCK
+
+
+async def test_results_keep_claim_order_under_concurrency() -> None:
+    fake = FakeJudgeServer()
+    settings = fake_settings(concurrency=4, check_conclusion=False)
+    response = await verify(example("finance_q3.json"), settings, judge=fake.judge(settings))
+    assert [v.claim.id for v in response.verdicts] == ["c1", "c2", "c3", "c4"]
+    assert labels(response)["c3"] is Label.NUMBER_MISMATCH  # $621 million vs $612 million
+
+
+async def test_over_long_answer_is_blocked_with_a_reason_not_truncated() -> None:
+    request = example("refund_policy.json")
+    request["answer"] = "Refunds take 30 days [S1]. " * 1000
+    response = await verify(request, fake_settings(max_answer_chars=5000), use_judge=False)
+    assert response.action is Action.BLOCK
+    assert response.limits_exceeded and response.limits_exceeded[0].startswith("answer:")
+    assert response.verdicts == []
+
+
+async def test_conclusion_is_checked_as_its_own_claim() -> None:
+    fake = FakeJudgeServer()
+    settings = fake_settings(check_conclusion=True)
+    response = await verify(example("multi_hop.json"), settings, judge=fake.judge(settings))
+    conclusion = [v for v in response.verdicts if v.claim.id == "conclusion"]
+    assert len(conclusion) == 1
+    assert set(conclusion[0].claim.citations) == {"org-2", "org-7"}
+
+
+async def test_first_tier_agreement_is_reported() -> None:
+    fake = FakeJudgeServer()
+    settings = fake_settings(check_conclusion=False)
+    request = example("finance_q3.json")
+    request["first_tier"] = {
+        "escalation_reason": "numeric answer",
+        "claims": [{"index": 0, "score": 0.2}, {"index": 2, "score": 0.9}],
+    }
+    response = await verify(request, settings, judge=fake.judge(settings))
+    assert response.verdicts[0].label is not Label.SUPPORTED  # the word-overlap fake's call
+    assert response.verdicts[0].agrees_with_first_tier is True
+    assert response.verdicts[2].agrees_with_first_tier is False  # judge: number mismatch
+    assert response.verdicts[1].agrees_with_first_tier is None
+
+
+def test_http_transport_is_the_real_stack() -> None:
+    fake = FakeJudgeServer()
+    assert isinstance(fake.transport, httpx.MockTransport)
