@@ -94,7 +94,10 @@ async def judge_mode(
     try:
         result = await judge_claim(judge, claim, premises, None, 0.5, 0.5)
     except VerifierFault as exc:
-        return {"error": f"{type(exc).__name__}: {exc}"[:300], "seconds": time.perf_counter() - started}
+        return {
+            "error": f"{type(exc).__name__}: {exc}"[:300],
+            "seconds": time.perf_counter() - started,
+        }
     return {
         "label": result.trace.raw_label,
         "p_supported": result.p_supported,
@@ -122,7 +125,7 @@ async def collect(args: argparse.Namespace) -> int:
     skip = done_ids(args.out)
     todo = [r for r in records if r["id"] not in skip]
     print(f"{len(records) - len(todo)} done, {len(todo)} to go", file=sys.stderr)
-    # The pipeline's own cache: a later `judge eval` with the same configuration reuses these verdicts.
+    # The pipeline's own cache: a later `judge eval` of this configuration reuses these verdicts.
     cache = VerdictCache(settings.cache_dir)
     judge = build_http_judge(settings, base_url=base_url, model=model, cache=cache)
     modes = args.modes.split(",")
@@ -212,74 +215,166 @@ def mcnemar(gold: list[bool], a: list[bool], b: list[bool]) -> tuple[int, int, f
     return only_a, only_b, min(1.0, 2 * tail)
 
 
-def table(args: argparse.Namespace) -> int:
-    rows = load_records(args.signals)
-    gold = [r["gold"] == "supported" for r in rows]
-    all_checks = [c.name for c in default_checks()]
-    k, seeds = args.folds, list(range(args.seeds))
-    steps: list[tuple[str, list[float], float]] = []
+def merged_rows(paths: Sequence[Path]) -> list[dict[str, Any]]:
+    """Rows of several signal files joined by id (a mode measured in a later file is added)."""
+    by_id: dict[str, dict[str, Any]] = {}
+    for path in paths:
+        for row in load_records(path):
+            by_id.setdefault(row["id"], {}).update(row)
+    return list(by_id.values())
 
-    def add(name: str, scores: list[float], calls: float) -> None:
-        steps.append((name, scores, calls))
 
-    calls_whole = sum(r.get("whole", {}).get("calls", 0) for r in rows) / len(rows)
-    calls_sel = sum(r.get("selected", {}).get("calls", 0) for r in rows) / len(rows)
-    label_whole = [1.0 if r.get("whole", {}).get("label") == "supported" else 0.0 for r in rows]
-    add("1 naive judge: whole evidence, JSON label", label_whole, calls_whole)
-    add("2 + score: P(supported), CV threshold", [score_of(r, "whole") for r in rows], calls_whole)
-    add(
-        "3 + evidence selection (BM25 top sentences)",
-        [score_of(r, "selected") for r in rows],
-        calls_sel,
-    )
+def step_scores(rows: list[dict[str, Any]]) -> list[tuple[str, list[float], str]]:
+    """Each step's per-claim score (P(supported); -inf where an exact check decided) and the
+    evidence modes it calls the judge in."""
+    checks = [c.name for c in default_checks()]
     fence = -math.inf
-    add(
-        "4 + exact checks as a hard pre-filter",
-        [fence if check_failed(r, all_checks) else score_of(r, "selected") for r in rows],
-        calls_sel,
-    )
-    add(
-        "5 + both evidence modes (mean score)",
-        [
-            fence
-            if check_failed(r, all_checks)
-            else (score_of(r, "selected") + score_of(r, "whole")) / 2
-            for r in rows
-        ],
-        calls_sel + calls_whole,
-    )
 
-    results = []
-    for name, scores, calls in steps:
+    def gated(score: float, row: dict[str, Any]) -> float:
+        return fence if check_failed(row, checks) else score
+
+    return [
+        (
+            "1 naive judge: whole evidence, JSON label",
+            [1.0 if r.get("whole", {}).get("label") == "supported" else 0.0 for r in rows],
+            "whole",
+        ),
+        ("2 + score: P(supported), CV threshold", [score_of(r, "whole") for r in rows], "whole"),
+        (
+            "3 + evidence selection (BM25 top sentences)",
+            [score_of(r, "selected") for r in rows],
+            "selected",
+        ),
+        (
+            "4 + exact checks as a hard pre-filter",
+            [gated(score_of(r, "selected"), r) for r in rows],
+            "selected",
+        ),
+        (
+            "5 + both evidence modes (mean score)",
+            [gated((score_of(r, "selected") + score_of(r, "whole")) / 2, r) for r in rows],
+            "selected+whole",
+        ),
+    ]
+
+
+def score_steps(
+    rows: list[dict[str, Any]], steps: list[tuple[str, list[float], str]], k: int, seeds: list[int]
+) -> list[dict[str, Any]]:
+    gold = [r["gold"] == "supported" for r in rows]
+    results: list[dict[str, Any]] = []
+    for name, scores, modes in steps:
+        calls = sum(
+            sum(r.get(m, {}).get("calls", 0) for m in modes.split("+")) for r in rows
+        ) / len(rows)
+        seconds = sum(
+            sum(r.get(m, {}).get("seconds", 0.0) for m in modes.split("+")) for r in rows
+        ) / len(rows)
+        finite = [(x, g) for x, g in zip(scores, gold, strict=True) if math.isfinite(x)]
+        auc = roc_auc([x for x, _ in finite], [g for _, g in finite]) if finite else None
         if name.startswith("1 "):
-            predicted = [s >= 0.5 for s in scores]
-            results.append((name, balanced_accuracy(gold, predicted), 0.0, predicted, calls, None))
-            continue
-        summary = cv(scores, gold, k, seeds)
-        finite = [(s, g) for s, g in zip(scores, gold, strict=True) if math.isfinite(s)]
-        auc = roc_auc([s for s, _ in finite], [g for _, g in finite]) if finite else None
+            predicted = [x >= 0.5 for x in scores]
+            ba, sd, thresholds = balanced_accuracy(gold, predicted), 0.0, None
+        else:
+            summary = cv(scores, gold, k, seeds)
+            ba, sd = summary["mean"], summary["fold_std"]
+            predicted, thresholds = summary["pooled_predictions"], summary["thresholds"]
         results.append(
-            (name, summary["mean"], summary["fold_std"], summary["pooled_predictions"], calls, auc)
+            {
+                "step": name,
+                "ba": ba,
+                "sd": sd,
+                "auc": auc,
+                "calls": calls,
+                "seconds": seconds,
+                "predicted": predicted,
+                "thresholds": thresholds,
+            }
         )
+    return results
 
-    seconds = {
-        mode: sum(r.get(mode, {}).get("seconds", 0.0) for r in rows) / len(rows) for mode in MODES
-    }
-    errors = {mode: sum(1 for r in rows if "error" in r.get(mode, {})) for mode in MODES}
-    print(f"{len(rows)} claims, {k}-fold CV averaged over {len(seeds)} seeds")
-    print(f"judge errors: {errors}; seconds per call: "
-          + ", ".join(f"{m} {s:.1f}" for m, s in seconds.items()))
-    print("| step | balanced accuracy (CV mean ± fold sd) | ROC-AUC | judge calls / claim | McNemar vs previous |")
-    print("|---|---|---|---|---|")
+
+def print_table(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> None:
+    gold = [r["gold"] == "supported" for r in rows]
+    print(
+        "| step | balanced accuracy (CV mean ± fold sd) | ROC-AUC | judge calls / claim "
+        "| s / claim | McNemar vs previous step |"
+    )
+    print("|---|---|---|---|---|---|")
     previous: list[bool] | None = None
-    for name, ba, sd, predicted, calls, auc in results:
+    for res in results:
         test = ""
         if previous is not None:
-            a, b, p = mcnemar(gold, previous, predicted)
-            test = f"{b} fixed / {a} broken, p={p:.3f}"
-        auc_text = f"{auc:.3f}" if auc is not None else "–"
-        print(f"| {name} | {ba:.3f} ± {sd:.3f} | {auc_text} | {calls:.2f} | {test} |")
-        previous = predicted
+            a, b, p = mcnemar(gold, previous, res["predicted"])
+            test = f"{b} fixed, {a} broken, p = {p:.3f}"
+        auc = f"{res['auc']:.3f}" if res["auc"] is not None else "–"
+        print(
+            f"| {res['step']} | {res['ba']:.3f} ± {res['sd']:.3f} | {auc} | "
+            f"{res['calls']:.2f} | {res['seconds']:.1f} | {test} |"
+        )
+        previous = res["predicted"]
+
+
+def table(args: argparse.Namespace) -> int:
+    rows = merged_rows(args.signals)
+    k, seeds = args.folds, list(range(args.seeds))
+    paired = [
+        r for r in rows if "p_supported" in r.get("whole", {}) or "label" in r.get("whole", {})
+    ]
+    paired = [r for r in paired if "selected" in r]
+    complete = [r for r in rows if "selected" in r]
+    errors = {m: sum(1 for r in rows if "error" in r.get(m, {})) for m in MODES}
+    print(f"signals: {len(rows)} claims; judge errors per mode: {errors}")
+    print(f"{k}-fold stratified cross-validation, mean over {len(seeds)} seeds\n")
+    if paired:
+        print(f"### All steps, paired, on the {len(paired)} claims judged in both evidence modes\n")
+        print_table(paired, score_steps(paired, step_scores(paired), k, seeds))
+    print(f"\n### Selected-evidence steps on all {len(complete)} claims\n")
+    steps = [s for s in step_scores(complete) if s[2] == "selected"]
+    results = score_steps(complete, steps, k, seeds)
+    print_table(complete, results)
+    final = results[-1]
+    print("\n### Default configuration (step 4) by dataset, held-out predictions\n")
+    print("| dataset | n | balanced accuracy | supported recall | not-supported recall |")
+    print("|---|---|---|---|---|")
+    by_dataset: dict[str, list[int]] = {}
+    for i, r in enumerate(complete):
+        by_dataset.setdefault(r["dataset"], []).append(i)
+    for name, idx in sorted(by_dataset.items()):
+        g = [complete[i]["gold"] == "supported" for i in idx]
+        p = [final["predicted"][i] for i in idx]
+        ba = balanced_accuracy(g, p)
+        tp = sum(1 for x, y in zip(g, p, strict=True) if x and y)
+        tn = sum(1 for x, y in zip(g, p, strict=True) if not x and not y)
+        pos, neg = sum(g), len(g) - sum(g)
+        print(
+            f"| {name} | {len(idx)} | {'–' if ba is None else f'{ba:.3f}'} | "
+            f"{tp}/{pos} | {tn}/{neg} |"
+        )
+    gold = [r["gold"] == "supported" for r in complete]
+    scores = step_scores(complete)[3][1]
+    from judge.calibrate import Objective as _Objective
+    from judge.calibrate import choose_threshold
+
+    point = choose_threshold(
+        scores, [not g for g in gold], _Objective("balanced_accuracy"), flag_below=True
+    )
+    print(
+        f"\nthreshold chosen on all {len(complete)} claims (the shipped default): "
+        f"t_entail = {point.threshold:.4f} (in-sample balanced accuracy "
+        f"{point.balanced_accuracy:.3f}; the CV figure above is the honest estimate)"
+    )
+    if args.failures:
+        print("\n### Misclassified claims (held-out predictions of the default), by gold class\n")
+        for cls in ("supported", "unsupported", "contradicted"):
+            wrong = [
+                (complete[i]["id"], complete[i]["dataset"], scores[i], complete[i]["checks"])
+                for i in range(len(complete))
+                if complete[i]["gold"] == cls and final["predicted"][i] != (cls == "supported")
+            ]
+            print(f"{cls}: {len(wrong)} wrong")
+            for rid, ds, sc, ch in wrong[: args.failures]:
+                print(f"  {rid} ({ds}) score={sc:.3f} checks={ch}")
     return 0
 
 
@@ -296,9 +391,10 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--shuffle-seed", type=int, default=13)
     c.set_defaults(run=lambda a: asyncio.run(collect(a)))
     t = sub.add_parser("table")
-    t.add_argument("--signals", type=Path, required=True)
+    t.add_argument("--signals", type=Path, nargs="+", required=True)
     t.add_argument("--folds", type=int, default=5)
     t.add_argument("--seeds", type=int, default=5)
+    t.add_argument("--failures", type=int, default=0, help="list up to N misclassified per class")
     t.set_defaults(run=table)
     args = parser.parse_args(argv)
     code: int = args.run(args)

@@ -25,10 +25,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judge.schemas import CheckOutcome, CheckStatus
-
 from judge.checks import default_checks
 from judge.protocols import Check
+from judge.schemas import CheckOutcome, CheckStatus
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT / ".." / "shared" / "data" / "dev" / "dev_claims.jsonl"

@@ -33,8 +33,11 @@ from judge.audit_stats import percentile
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "refund_policy.json"
+# The fake judge's ThreadingHTTPServer gets a deeper listen backlog than its default 5, which
+# resets connections under concurrent load and would turn the run into verifier errors.
 FAKE_JUDGE = (
-    "import sys, time\n"
+    "import http.server, time\n"
+    "http.server.ThreadingHTTPServer.request_queue_size = 256\n"
     "from tests.fakes import FakeJudgeServer, run_fake_openai_server\n"
     "with run_fake_openai_server(FakeJudgeServer().handler) as url:\n"
     "    print(url, flush=True)\n"

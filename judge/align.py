@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from judge.config import CitationPolicy
 from judge.schemas import Claim, ClaimOrigin, EvidenceLedger
 
 
-class AlignmentStatus(str, Enum):
+class AlignmentStatus(StrEnum):
     CITED = "cited"
     SEARCHED = "searched"  # uncited, aligned by similarity under the search policy
     UNCITED = "uncited"

@@ -1,9 +1,9 @@
-"""Configuration: defaults, a TOML/JSON config file, ``JUDGE_*`` environment variables, CLI flags."""
+"""Configuration: defaults, a TOML or JSON config file, `JUDGE_*` variables, CLI flags."""
 
 from __future__ import annotations
 
 import os
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -11,12 +11,12 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
-class CitationPolicy(str, Enum):
+class CitationPolicy(StrEnum):
     STRICT = "strict"  # an uncited factual claim fails as `uncited`
     SEARCH = "search"  # an uncited claim is aligned to the most similar passages
 
 
-class Extractor(str, Enum):
+class Extractor(StrEnum):
     SENTENCE = "sentence"  # one claim per sentence, no model call
     LLM = "llm"  # FActScore-style decomposition into atomic facts
 
@@ -93,7 +93,9 @@ class Settings(BaseSettings):
 def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
     """Build settings: defaults < config file < environment < explicit overrides (CLI flags)."""
     file_values: dict[str, Any] = {}
-    path = config_file or (Path(os.environ["JUDGE_CONFIG"]) if "JUDGE_CONFIG" in os.environ else None)
+    path = config_file or (
+        Path(os.environ["JUDGE_CONFIG"]) if "JUDGE_CONFIG" in os.environ else None
+    )
     if path is not None:
         file_values = _read_config_file(path)
     env_settings = Settings()

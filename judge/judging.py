@@ -6,8 +6,7 @@ from judge.align import Alignment
 from judge.calibration import Thresholds
 from judge.config import Settings
 from judge.entail import judge_claim as judge_over_windows
-from judge.protocols import Judge
-from judge.protocols import Premise
+from judge.protocols import Judge, Premise
 from judge.schemas import CheckOutcome, ClaimVerdict, EvidenceLedger, EvidenceSpan, Passage
 from judge.select import select_evidence
 from judge.windows import SourceSpan, premises_for_claim

@@ -68,7 +68,16 @@ async def verify(
     limits = _limits_exceeded(req, settings)
     if limits:
         return _finish(
-            request_id, ledger, req, [], CoverageReport(), False, limits, settings, started, 0,
+            request_id,
+            ledger,
+            req,
+            [],
+            CoverageReport(),
+            False,
+            limits,
+            settings,
+            started,
+            0,
             thresholds.hash,
         )
 
@@ -78,8 +87,17 @@ async def verify(
         if len(claims) > settings.max_claims:
             limit = f"claims: {len(claims)} claims exceed the limit of {settings.max_claims}"
             return _finish(
-                request_id, ledger, req, [], CoverageReport(), False, [limit], settings, started,
-                session.calls, thresholds.hash,
+                request_id,
+                ledger,
+                req,
+                [],
+                CoverageReport(),
+                False,
+                [limit],
+                settings,
+                started,
+                session.calls,
+                thresholds.hash,
             )
         alignments = align_claims(
             claims,
@@ -112,8 +130,12 @@ async def verify(
                 pending.append(_Pending(index, alignment, outcomes))
 
         judged = await stages.entail_all(
-            [(p.alignment, p.outcomes) for p in pending], ledger, req.question, session,
-            settings, thresholds,
+            [(p.alignment, p.outcomes) for p in pending],
+            ledger,
+            req.question,
+            session,
+            settings,
+            thresholds,
         )
         for item, verdict in zip(pending, judged, strict=True):
             verdicts[item.index] = verdict
@@ -121,11 +143,23 @@ async def verify(
         if req.first_tier is not None:
             final = stages.compare_first_tier(final, req.first_tier)
         report = (
-            coverage(req.answer, claims, extraction.sentences) if req.answer is not None else CoverageReport()
+            coverage(req.answer, claims, extraction.sentences)
+            if req.answer is not None
+            else CoverageReport()
         )
         return _finish(
-            request_id, ledger, req, final, report, stuffing, [], settings, started,
-            session.calls, thresholds.hash, extraction.notes,
+            request_id,
+            ledger,
+            req,
+            final,
+            report,
+            stuffing,
+            [],
+            settings,
+            started,
+            session.calls,
+            thresholds.hash,
+            extraction.notes,
         )
 
 
@@ -164,7 +198,9 @@ def _pre_judge(
         reason = f"cites {len(alignment.passage_ids)} passages, over the per-claim cap"
         return ClaimVerdict(claim=claim, label=Label.BAD_CITATION, reason=reason), []
     if alignment.status is AlignmentStatus.UNCITED:
-        return ClaimVerdict(claim=claim, label=Label.UNCITED, reason="factual claim without a citation"), []
+        return ClaimVerdict(
+            claim=claim, label=Label.UNCITED, reason="factual claim without a citation"
+        ), []
 
     evidence = passages_text(ledger, alignment.passage_ids)
     outcomes: list[CheckOutcome] = []
@@ -175,7 +211,9 @@ def _pre_judge(
         outcomes.append(outcome)
         if outcome.status is not CheckStatus.PASSED:
             label = outcome.label or (
-                Label.NEEDS_REVIEW if outcome.status is CheckStatus.NEEDS_REVIEW else Label.UNSUPPORTED
+                Label.NEEDS_REVIEW
+                if outcome.status is CheckStatus.NEEDS_REVIEW
+                else Label.UNSUPPORTED
             )
             reason = f"{outcome.detail} (checked against {', '.join(alignment.passage_ids)})"
             return ClaimVerdict(claim=claim, label=label, reason=reason, checks=outcomes), outcomes
@@ -222,4 +260,3 @@ def _finish(
         calibration_hash=calibration_hash,
         limits_exceeded=limits,
     )
-

@@ -75,7 +75,9 @@ def decide(inputs: PolicyInput) -> PolicyDecision:
 
     gap_spans = list(inputs.coverage.sentences_without_claims)
     if inputs.coverage.uncovered_words:
-        reasons.append("not covered by any claim: " + ", ".join(inputs.coverage.uncovered_words[:10]))
+        reasons.append(
+            "not covered by any claim: " + ", ".join(inputs.coverage.uncovered_words[:10])
+        )
     if not failing and not gap_spans and not inputs.coverage.uncovered_words:
         if not any(v.label is Label.SUPPORTED for v in inputs.verdicts):
             return PolicyDecision(Action.PASS, ["no factual claims to verify"], [])
@@ -94,8 +96,10 @@ def _repair_or_regenerate(
     failing_ids: list[str],
 ) -> PolicyDecision:
     # A failed conclusion or uncovered words cannot be cut out by span: regenerate.
-    unrepairable = inputs.answer is None or inputs.coverage.uncovered_words or any(
-        v.claim.span is None or v.claim.origin is ClaimOrigin.CONCLUSION for v in failing
+    unrepairable = (
+        inputs.answer is None
+        or inputs.coverage.uncovered_words
+        or any(v.claim.span is None or v.claim.origin is ClaimOrigin.CONCLUSION for v in failing)
     )
     if unrepairable:
         return PolicyDecision(Action.REGENERATE, reasons, failing_ids)

@@ -143,7 +143,11 @@ async def _add_conclusion(
 ) -> None:
     """Check the answer's main conclusion as its own claim: fragments that are each supported
     can still add up to a conclusion the evidence does not support."""
-    factual = [c for c in extraction.claims if c.origin is not ClaimOrigin.CONCLUSION and is_factual(c.text)]
+    factual = [
+        c
+        for c in extraction.claims
+        if c.origin is not ClaimOrigin.CONCLUSION and is_factual(c.text)
+    ]
     if len({c.sentence_index for c in factual}) < 2:
         return
     conclude = getattr(session.judge, "main_conclusion", None)
@@ -212,9 +216,7 @@ async def judge_one(
     from judge.judging import judge_claim
 
     try:
-        return await judge_claim(
-            judge, alignment, outcomes, ledger, question, settings, thresholds
-        )
+        return await judge_claim(judge, alignment, outcomes, ledger, question, settings, thresholds)
     except VerifierFault as exc:
         return _error(alignment.claim, outcomes, _fault_text(exc))
     except Exception as exc:

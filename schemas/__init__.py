@@ -3,7 +3,7 @@
 Shipped as ``judge.schemas``; the repository keeps them in ``schemas/``.
 """
 
-from judge.schemas.claim import Claim, ClaimOrigin, CharSpan, StructuredClaim
+from judge.schemas.claim import CharSpan, Claim, ClaimOrigin, StructuredClaim
 from judge.schemas.ledger import EvidenceLedger, Passage, content_hash
 from judge.schemas.request import FirstTierClaim, FirstTierSignal, VerifyRequest
 from judge.schemas.verdict import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -22,7 +22,7 @@ class CharSpan(BaseModel):
         return self
 
 
-class ClaimOrigin(str, Enum):
+class ClaimOrigin(StrEnum):
     SENTENCE = "sentence"  # baseline: one claim per sentence
     DECOMPOSED = "decomposed"  # an atomic fact from the LLM decomposition
     STRUCTURED = "structured"  # given by the caller as a structured claim

@@ -1,4 +1,4 @@
-"""A verification request: the evidence ledger, the answer (text or structured claims), the question."""
+"""A verification request: the evidence ledger, the answer (text or claims), the question."""
 
 from __future__ import annotations
 

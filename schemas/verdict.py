@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from judge.schemas.claim import CharSpan, Claim
 
 
-class Label(str, Enum):
+class Label(StrEnum):
     SUPPORTED = "supported"
     UNSUPPORTED = "unsupported"
     CONTRADICTED = "contradicted"
@@ -45,14 +45,14 @@ FAILING_LABELS = frozenset(
 )
 
 
-class Action(str, Enum):
+class Action(StrEnum):
     PASS = "pass"
     REPAIR = "repair"
     REGENERATE = "regenerate"
     BLOCK = "block"
 
 
-class CheckStatus(str, Enum):
+class CheckStatus(StrEnum):
     PASSED = "passed"
     FAILED = "failed"
     NEEDS_REVIEW = "needs_review"

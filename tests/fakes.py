@@ -424,6 +424,8 @@ def run_fake_openai_server(
             pass
 
     class _Server(http.server.ThreadingHTTPServer):
+        request_queue_size = 256  # bursts of concurrent clients (load tests) must not be reset
+
         def handle_error(self, request: Any, client_address: Any) -> None:
             pass  # a client that hung up (a timeout test) is not an error here
 

@@ -35,6 +35,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--retry-errors", action="store_true", help="run again the records that ended in an error"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--html", type=Path, help="also write a self-contained HTML report of the run's records"
+    )
     add_judge_options(parser)
     parser.add_argument(
         "--concurrency",
@@ -80,7 +83,13 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     wanted = {r.id for r in records}
-    _report([p for p in read_predictions(args.out) if p["id"] in wanted], args.report_dir)
+    predictions = [p for p in read_predictions(args.out) if p["id"] in wanted]
+    _report(predictions, args.report_dir)
+    if args.html is not None:
+        from judge.eval_html import write_run_report
+
+        write_run_report(args.html, records, predictions)
+        print(args.html, file=sys.stderr)
     return EXIT_PASS
 
 

@@ -53,12 +53,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from judge.redteam import runner, suite
     from judge.redteam.report import build_report, render, write_json
+    from judge.redteam.seeds import EXAMPLES_DIR
 
     problem = _usage_problem(args)
     if problem:
         print(f"judge redteam: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    examples = None if args.no_examples else (args.examples or suite.EXAMPLES_DIR)
+    examples = None if args.no_examples else (args.examples or EXAMPLES_DIR)
     seeds = suite.default_seeds(examples, args.dev, args.dev_limit)
     cases = suite.select(suite.build_suite(seeds), args.family, args.case)
     if args.sample is not None:
@@ -70,8 +71,11 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"{case.id}  {case.expect.describe()}{dependent}", markup=False)
         return EXIT_PASS
     settings = settings_from_args(args)
-    kind = args.judge or ("embedded" if args.base_url else "fake")
-    choice = runner.embedded_judge(settings) if kind == "embedded" else runner.JudgeChoice(kind)
+    kind: str = args.judge or ("embedded" if args.base_url else "fake")
+    if kind == "embedded":
+        choice = runner.embedded_judge(settings)
+    else:
+        choice = runner.JudgeChoice("fake-permissive" if kind == "fake-permissive" else "fake")
     with _progress(not args.no_progress) as progress:
         result = runner.run_suite(cases, settings, choice, progress=progress)
     report = build_report(result)

@@ -62,11 +62,12 @@ def _padded(seed: Seed, size: int) -> Seed:
 
 
 def stuffing(seed: Seed) -> Variant | None:
-    """Every sentence cites every passage (the ledger padded to three, and within the per-claim
-    cap of four, so only stuffing detection can catch it)."""
-    if len(seed.evidence) > 4:
+    """The seed's true sentences, each citing every passage: the ledger padded to three and
+    kept within the per-claim cap of four, so that only stuffing detection can catch it."""
+    true = fully_supported(seed)
+    if len(seed.evidence) > 4 or not true:
         return None
-    padded = _padded(seed, 3)
+    padded = _padded(seed.only(*true), 3)
     ids = tuple(p.id for p in padded.evidence)
     stuffed = padded.with_sentences([Sentence(s.text, ids) for s in padded.sentences])
     return Variant(stuffed.request(), _BLOCK)

@@ -21,6 +21,9 @@ FAMILY = "evasion"
 _NUMBER_FLAGS = frozenset({Label.NUMBER_MISMATCH})
 _IDENTIFIER_FLAGS = frozenset({Label.IDENTIFIER_MISMATCH})
 _CONVERSION_FLAGS = frozenset({Label.NUMBER_MISMATCH, Label.NEEDS_REVIEW})
+# A value a check cannot read is caught when it is sent to review, too.
+_LOOKALIKE_NUMBER_FLAGS = _CONVERSION_FLAGS
+_LOOKALIKE_IDENTIFIER_FLAGS = frozenset({Label.IDENTIFIER_MISMATCH, Label.NEEDS_REVIEW})
 
 # A token (or a sentence) -> its rewrite, or None where it has no hold.
 Rewrite = Callable[[str], str | None]
@@ -99,7 +102,7 @@ def _integers(text: str) -> list[tuple[int, int]]:
     return [
         (s, e)
         for s, e in tx.numbers_in(text)
-        if text[s:e].isdigit() and not text[:s].endswith(("$", "€", "£")) and text[e:e + 1] == " "
+        if text[s:e].isdigit() and not text[:s].endswith(("$", "€", "£")) and text[e : e + 1] == " "
     ]
 
 
@@ -120,13 +123,17 @@ def _scaled(text: str, factor: int) -> str | None:
 Build = Callable[[Seed], Variant | None]
 
 
-def _number(encode: Rewrite, spans: Callable[[str], list[tuple[int, int]]] = tx.numbers_in) -> Build:
-    expect = Expectation(Expect.MUST_FLAG, _NUMBER_FLAGS)
+def _number(
+    encode: Rewrite,
+    spans: Callable[[str], list[tuple[int, int]]] = tx.numbers_in,
+    flags: frozenset[Label] = _NUMBER_FLAGS,
+) -> Build:
+    expect = Expectation(Expect.MUST_FLAG, flags)
     return partial(_token_attack, spans=spans, encode=encode, expect=expect, wrong=True)
 
 
-def _identifier(encode: Rewrite) -> Build:
-    expect = Expectation(Expect.MUST_FLAG, _IDENTIFIER_FLAGS)
+def _identifier(encode: Rewrite, flags: frozenset[Label] = _IDENTIFIER_FLAGS) -> Build:
+    expect = Expectation(Expect.MUST_FLAG, flags)
     return partial(_token_attack, spans=_identifiers, encode=encode, expect=expect, wrong=True)
 
 
@@ -162,7 +169,7 @@ ATTACKS: tuple[Attack, ...] = (
         FAMILY,
         "lookalike_digit",
         "a wrong number with a digit written as a look-alike letter (0 as Cyrillic O)",
-        _number(tx.digit_lookalike),
+        _number(tx.digit_lookalike, flags=_LOOKALIKE_NUMBER_FLAGS),
     ),
     Attack(
         FAMILY,
@@ -176,16 +183,19 @@ ATTACKS: tuple[Attack, ...] = (
         "a scaled number expanded a place wrong (1.5 million as 15,000,000)",
         _sentence(partial(_scaled, factor=10), _FLAG_NUMBER),
     ),
-    Attack(FAMILY, "unit_swap", "the same number in another unit", _sentence(tx.swap_unit, _FLAG_NUMBER)),
+    Attack(
+        FAMILY,
+        "unit_swap",
+        "the same number in another unit",
+        _sentence(tx.swap_unit, _FLAG_NUMBER),
+    ),
     Attack(
         FAMILY,
         "unit_rewrite",
         "a duration rewritten wrongly in a larger unit, in words (14 days as one month)",
         _sentence(tx.convert_unit_wrongly, Expectation(Expect.MUST_FLAG, _CONVERSION_FLAGS)),
     ),
-    Attack(
-        FAMILY, "swapped_identifier", "two digits of an identifier swapped", _identifier(_SAME)
-    ),
+    Attack(FAMILY, "swapped_identifier", "two digits of an identifier swapped", _identifier(_SAME)),
     Attack(
         FAMILY,
         "zero_width_identifier",
@@ -202,7 +212,7 @@ ATTACKS: tuple[Attack, ...] = (
         FAMILY,
         "lookalike_identifier_digit",
         "a wrong identifier with a digit written as a look-alike letter",
-        _identifier(tx.digit_lookalike),
+        _identifier(tx.digit_lookalike, flags=_LOOKALIKE_IDENTIFIER_FLAGS),
     ),
     Attack(
         FAMILY,

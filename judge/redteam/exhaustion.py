@@ -92,7 +92,10 @@ def many_claims_llm(seed: Seed) -> Variant | None:
 
 
 def many_structured_claims(seed: Seed) -> Variant:
-    claims = [{"text": f"Item {k} is listed.", "chunk_id": seed.evidence[0].id} for k in range(25 * MAX_CLAIMS)]
+    claims = [
+        {"text": f"Item {k} is listed.", "chunk_id": seed.evidence[0].id}
+        for k in range(25 * MAX_CLAIMS)
+    ]
     request = {"evidence": seed.request()["evidence"], "claims": claims}
     return _variant(request, _refused())
 
@@ -101,7 +104,9 @@ def huge_passage(seed: Seed) -> Variant:
     first = seed.evidence[0]
     filler = " The figures above are unaudited." * (MAX_PASSAGE_CHARS // 30)
     text = (first.text + filler)[: MAX_PASSAGE_CHARS + 1]
-    return _variant(seed.with_evidence([Passage(first.id, text), *seed.evidence[1:]]).request(), _refused())
+    return _variant(
+        seed.with_evidence([Passage(first.id, text), *seed.evidence[1:]]).request(), _refused()
+    )
 
 
 def many_passages(seed: Seed) -> Variant:
@@ -116,7 +121,11 @@ def deep_json(seed: Seed) -> Variant:
 def deep_json_text(seed: Seed) -> Variant:
     """Raw JSON nested too deep for the parser, read the way ``judge verify`` reads a file."""
     base = seed.request()
-    head = '{"evidence": ' + json.dumps(base["evidence"], ensure_ascii=False) + ', "answer": "x", "metadata": '
+    head = (
+        '{"evidence": '
+        + json.dumps(base["evidence"], ensure_ascii=False)
+        + ', "answer": "x", "metadata": '
+    )
     text = head + "[" * JSON_DEPTH + "]" * JSON_DEPTH + "}"
     return _variant(RawJson(text), _refused())
 
@@ -138,6 +147,25 @@ def dense_passage(seed: Seed) -> Variant | None:
     attacked = clean.with_evidence([dense if p.id == cited.id else p for p in clean.evidence])
     expect = Expectation(Expect.MATCH_CLEAN, max_seconds=10)
     return Variant(attacked.request(), expect, baseline=clean, settings=LIMITS)
+
+
+def many_claims_large_passage(seed: Seed) -> Variant | None:
+    """Sixty numbered claims citing one passage of 100,000 characters full of numbers: parsing
+    that passage once per claim instead of once per request shows as time."""
+    if seed.id != HEAVY_SEED:
+        return None
+    true = fully_supported(seed)
+    if not true:
+        return None
+    base = seed.sentences[true[0]]
+    cited = seed.passage(base.cites[0])
+    assert cited is not None
+    unit = " In year 7 the count was 7,654 units."
+    large = Passage(cited.id, cited.text + unit * ((100_000 - len(cited.text)) // len(unit)))
+    body = base.text.rstrip(".")
+    sentences = [Sentence(f"{body} (item {k}).", (cited.id,)) for k in range(60)]
+    attacked = seed.with_evidence([large]).with_sentences(sentences)
+    return _variant(attacked.request(), Expectation(Expect.MUST_NOT_PASS, max_seconds=8))
 
 
 def _bomb(seed: Seed, unit: str) -> Variant | None:
@@ -183,6 +211,12 @@ ATTACKS: tuple[Attack, ...] = (
         _builtin_only(deep_json_text),
     ),
     Attack(FAMILY, "dense_passage", "a passage at the size limit, dense with dates", dense_passage),
+    Attack(
+        FAMILY,
+        "many_claims_large_passage",
+        "sixty claims citing one passage of 100,000 characters",
+        many_claims_large_passage,
+    ),
     Attack(
         FAMILY,
         "bomb_digits",

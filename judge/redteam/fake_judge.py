@@ -95,7 +95,7 @@ class RuleJudge:
     def verdict(self, user: str) -> dict[str, Any]:
         """Every verdict field; the answer keeps those the requested schema has, in its order."""
         blocks = _blocks(user)
-        evidence = _evidence_sentences(blocks.get("EVIDENCE", ""))
+        evidence = evidence_sentences(blocks.get("EVIDENCE", ""))
         if self.permissive or _swayed(user):
             label, chosen = "supported", evidence[:1]
         else:
@@ -138,7 +138,8 @@ def facts(sentence: str) -> list[str]:
 def conclusion(answer: str, question: str | None) -> str:
     """The last sentence with content, or a bare "yes"/"no" joined to the question."""
     text = _CITATION.sub("", _clean(answer))
-    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
+    pieces: list[str] = re.split(r"(?<=[.!?])\s+|\n+", text)
+    sentences = [s.strip() for s in pieces if s.strip()]
     if sentences and question and (reply := _BARE_REPLY.match(sentences[-1])):
         return f"{reply.group(1).capitalize()}: {question.strip()}"
     for sentence in reversed(sentences):
@@ -167,7 +168,8 @@ def _swayed(user: str) -> bool:
     return _INSTRUCTION.search(outside) is not None
 
 
-def _evidence_sentences(evidence: str) -> list[_EvidenceSentence]:
+def evidence_sentences(evidence: str) -> list[_EvidenceSentence]:
+    """The sentences of a premise, each with its passage id and clauses."""
     out: list[_EvidenceSentence] = []
     passage = ""
     for line in evidence.split("\n"):

@@ -8,6 +8,7 @@ the edited sentence alone, compared with the same sentence unedited.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from functools import partial
 
@@ -17,6 +18,7 @@ from judge.redteam.picking import first_hold, in_evidence
 from judge.schemas import Label
 
 FAMILY = "meaning"
+_RANGE = re.compile(r"\d\s*(?:-|–|to|or)\s*\d")
 _NOT_PASS = Expectation(Expect.MUST_NOT_PASS)
 
 
@@ -32,9 +34,7 @@ def _edit_one(
     index, sentence = hold
     clean = seed.only(index)
     attacked = clean.replace_sentence(0, sentence)
-    return Variant(
-        attacked.request(), expect, baseline=clean, judge_dependent=judge_dependent
-    )
+    return Variant(attacked.request(), expect, baseline=clean, judge_dependent=judge_dependent)
 
 
 def _text_edit(rewrite: Callable[[str], str | None]) -> Callable[[Seed, Sentence], Sentence | None]:
@@ -52,6 +52,13 @@ def _hedge(word: str) -> Callable[[str], str | None]:
         return tx.insert_after_auxiliary(text, word)
 
     return rewrite
+
+
+def _up_to(text: str) -> str | None:
+    # A sentence that already gives a range ("1 or 2", "4 to 6") says "up to" in other words.
+    if tx.has_negation(text) or _RANGE.search(text):
+        return None
+    return tx.insert_before_number(text, "up to")
 
 
 def _swap_entity(seed: Seed, sentence: Sentence, *, cite_source: bool) -> Sentence | None:
@@ -125,9 +132,7 @@ ATTACKS: tuple[Attack, ...] = (
         _text_edit(tx.remove_negation),
         judge_dependent=True,
     ),
-    _attack(
-        "hedge_always", "'always' added", _text_edit(_hedge("always")), judge_dependent=False
-    ),
+    _attack("hedge_always", "'always' added", _text_edit(_hedge("always")), judge_dependent=False),
     _attack("hedge_never", "'never' added", _text_edit(_hedge("never")), judge_dependent=False),
     _attack(
         "hedge_usually", "'usually' added", _text_edit(_hedge("usually")), judge_dependent=False
@@ -135,7 +140,7 @@ ATTACKS: tuple[Attack, ...] = (
     _attack(
         "hedge_up_to",
         "'up to' put before a number",
-        _text_edit(lambda text: tx.insert_before_number(text, "up to")),
+        _text_edit(_up_to),
         judge_dependent=False,
     ),
     _attack(

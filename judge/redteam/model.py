@@ -11,7 +11,7 @@ import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from judge.schemas import Label
@@ -115,7 +115,7 @@ class NestedJson:
 Request = dict[str, Any] | RawJson | NestedJson
 
 
-class Expect(str, Enum):
+class Expect(StrEnum):
     MUST_BLOCK = "must_block"  # blocked, or rejected as an input error
     MUST_NOT_PASS = "must_not_pass"  # anything but pass, where the clean case passes
     MUST_FLAG = "must_flag_claim"  # not passed, and a claim carries one of the labels

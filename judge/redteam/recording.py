@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,11 +22,15 @@ _SPECIAL = ("<|", "|>")
 
 
 class RecordingTransport(httpx.AsyncBaseTransport):
-    """Passes requests to ``inner`` and keeps the JSON body of every chat completion request."""
+    """Passes requests to ``inner``, keeps the JSON body of every chat completion request and
+    adds up the time spent waiting for answers. Past ``max_calls`` completions it refuses the
+    rest, as a dead server would: the case has already failed, and a real judge's time is dear."""
 
-    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+    def __init__(self, inner: httpx.AsyncBaseTransport, max_calls: int | None = None) -> None:
         self._inner = inner
+        self._max_calls = max_calls
         self.requests: list[dict[str, Any]] = []
+        self.seconds = 0.0
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if request.method == "POST" and request.url.path.rstrip("/").endswith("/chat/completions"):
@@ -34,7 +39,14 @@ class RecordingTransport(httpx.AsyncBaseTransport):
             except ValueError:
                 body = {"unparsed": True}
             self.requests.append(body if isinstance(body, dict) else {"unparsed": True})
-        return await self._inner.handle_async_request(request)
+            if self._max_calls is not None and len(self.requests) > self._max_calls:
+                raise httpx.ConnectError(f"judge call budget of {self._max_calls} spent")
+        started = time.perf_counter()
+        try:
+            # Without streaming, a server answers once the completion is done: the wait is here.
+            return await self._inner.handle_async_request(request)
+        finally:
+            self.seconds += time.perf_counter() - started
 
     async def aclose(self) -> None:
         await self._inner.aclose()

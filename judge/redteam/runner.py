@@ -51,7 +51,7 @@ class JudgeChoice:
 
     def describe(self) -> str:
         if self.kind == "http":
-            return f"{self.model or 'model'} at {self.base_url}"
+            return f"{self.model or 'the served model'} at {self.base_url}"
         return f"{self.kind} (rule-based, no model)"
 
 
@@ -72,6 +72,7 @@ class CaseRun:
     conclusion_checked: bool = False
     reasons: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    judge_seconds: float = 0.0  # of ``seconds``, spent waiting for the judge
     judge_calls: int = 0
     structure: list[str] = field(default_factory=list)  # prompt structure problems
     error: str | None = None
@@ -144,23 +145,35 @@ def run_suite(
 
 def run_case(case: Case, settings: Settings, choice: JudgeChoice, *, isolate: bool) -> CaseRun:
     case_settings = settings.model_copy(update=dict(case.settings)) if case.settings else settings
-    bound = case.expect.max_seconds
-    if bound is not None and isolate and _can_fork():
-        return _isolated(lambda: run_request(case.request, case_settings, choice), bound + GRACE_S)
-    return run_request(case.request, case_settings, choice)
+    expect = case.expect
+    calls = expect.max_judge_calls
+
+    def work() -> CaseRun:
+        return run_request(case.request, case_settings, choice, max_calls=calls)
+
+    if expect.max_seconds is not None and isolate and _can_fork():
+        # Time bounds are on the verifier's own work; a model judge adds its calls' time.
+        judge_calls = 3 if calls is None else calls
+        allowance = 0.0 if choice.is_fake else judge_calls * case_settings.timeout_s
+        return _isolated(work, expect.max_seconds + GRACE_S + allowance)
+    return work()
 
 
-def run_request(request: Request, settings: Settings, choice: JudgeChoice) -> CaseRun:
-    return asyncio.run(_run(request, settings, choice))
+def run_request(
+    request: Request, settings: Settings, choice: JudgeChoice, *, max_calls: int | None = None
+) -> CaseRun:
+    return asyncio.run(_run(request, settings, choice, max_calls))
 
 
-async def _run(request: Request, settings: Settings, choice: JudgeChoice) -> CaseRun:
+async def _run(
+    request: Request, settings: Settings, choice: JudgeChoice, max_calls: int | None
+) -> CaseRun:
     inner: httpx.AsyncBaseTransport
     if choice.kind == "http":
         inner = httpx.AsyncHTTPTransport(retries=0)
     else:
         inner = RuleJudge(permissive=choice.kind == "fake-permissive").transport
-    recorder = RecordingTransport(inner)
+    recorder = RecordingTransport(inner, max_calls)
     client = default_http_client(settings, transport=recorder)
     judge = build_http_judge(settings, http_client=client, cache=None)
     started = time.perf_counter()
@@ -177,11 +190,12 @@ async def _run(request: Request, settings: Settings, choice: JudgeChoice) -> Cas
         )
     except InputError as exc:
         run = CaseRun("rejected", error=f"{type(exc).__name__}: {exc}")
-    except Exception as exc:  # noqa: BLE001 - a crash is a finding, reported with the case
+    except Exception as exc:  # a crash is a finding, reported with the case
         run = CaseRun("crash", error=f"{type(exc).__name__}: {exc}")
     finally:
         await client.aclose()
     run.seconds = time.perf_counter() - started
+    run.judge_seconds = recorder.seconds
     run.judge_calls = len(recorder.requests)
     run.structure = [
         f"judge request {n}: {problem}"
@@ -209,7 +223,7 @@ def _pipeline_checks(checks: Sequence[Check] | None) -> Iterator[None]:
     if checks is None:
         yield
         return
-    original = pipeline.default_checks
+    original = vars(pipeline)["default_checks"]
     chosen = list(checks)
     setattr(pipeline, "default_checks", lambda: list(chosen))  # noqa: B010
     try:
@@ -250,7 +264,7 @@ def _isolated(work: Callable[[], CaseRun], limit: float) -> CaseRun:
 def _child(work: Callable[[], CaseRun], writer: Connection) -> None:
     try:
         result = work()
-    except BaseException as exc:  # noqa: BLE001 - reported to the parent, whatever it is
+    except BaseException as exc:  # reported to the parent, whatever it is
         result = CaseRun("crash", error=f"{type(exc).__name__}: {exc}")
     writer.send(result)
     writer.close()

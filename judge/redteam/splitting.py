@@ -54,9 +54,7 @@ def hidden_claim(seed: Seed, markup: Callable[[str], str]) -> Variant | None:
             continue
         clean = dataclasses.replace(seed.only(*true[:3]), separator="\n\n")
         attacked = clean.with_sentences([Sentence(markup(statement)), *clean.sentences])
-        return Variant(
-            attacked.request(), Expectation(Expect.MUST_NOT_PASS), baseline=clean
-        )
+        return Variant(attacked.request(), Expectation(Expect.MUST_NOT_PASS), baseline=clean)
     return None
 
 

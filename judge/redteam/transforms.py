@@ -59,7 +59,8 @@ IDENTIFIER = re.compile(
 )
 DATE = re.compile(
     rf"\b\d{{1,2}} (?:{_MONTH}) \d{{4}}\b|\b(?:{_MONTH}) \d{{1,2}}, \d{{4}}\b"
-    rf"|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:{_MONTH}) \d{{4}}\b|(?<![\d.,-])(?:19|20)\d{{2}}(?!\d|[.,]\d)"
+    rf"|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:{_MONTH}) \d{{4}}\b"
+    r"|(?<![\d.,-])(?:19|20)\d{2}(?!\d|[.,]\d)"
 )
 NUMBER = re.compile(r"(?<![\w.,-])\d+(?:[.,]\d+)*(?![\w]|[.,]\d)")
 _NUMBER_START = re.compile(r"(?<![\w.,])(?=[$€£]?\d)")

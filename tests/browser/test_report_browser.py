@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from judge.report_html import render_run_report, write_report
 from judge.schemas import (
     Action,
     CharSpan,
@@ -24,9 +27,6 @@ from judge.schemas import (
     VerifyRequest,
     VerifyResponse,
 )
-from playwright.sync_api import Browser, Page, sync_playwright
-
-from judge.report_html import render_run_report, write_report
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"

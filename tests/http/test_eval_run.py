@@ -20,8 +20,8 @@ from tests.fakes import (
     FAKE_MODEL,
     FakeJudgeServer,
     fenced,
-    requested_variant,
     http_error,
+    requested_variant,
     run_fake_openai_server,
     verdict_response,
 )
@@ -300,7 +300,9 @@ def _scored_judge(request: dict[str, Any]) -> Any:
     p = SCORED_CLAIMS[fenced(request)["CLAIM"].strip()][1]
     scores = {"supported": p, "unsupported": 0.98 - p, "contradicted": 0.02}
     variant = requested_variant(request)
-    return verdict_response("supported", "scripted", HARBOUR, ["p1"], variant=variant, scores=scores)
+    return verdict_response(
+        "supported", "scripted", HARBOUR, ["p1"], variant=variant, scores=scores
+    )
 
 
 def test_calibration_from_eval_changes_verify_decisions(

@@ -37,7 +37,8 @@ def labels(response: Any) -> dict[str, Label]:
 
 def verdict_requests(fake: FakeJudgeServer) -> list[dict[str, Any]]:
     return [
-        r for r in fake.requests
+        r
+        for r in fake.requests
         if r["response_format"]["json_schema"]["name"].startswith("Verdict")
     ]
 
@@ -136,8 +137,12 @@ async def test_one_failing_claim_keeps_the_verdicts_of_the_others() -> None:
 async def test_unreachable_endpoint_without_injected_judge_blocks(tmp_path: Path) -> None:
     # Nothing listens on this port: the real client must fail closed, not pass.
     settings = fake_settings(
-        base_url="http://127.0.0.1:9/v1", model="m", timeout_s=2, connect_timeout_s=1,
-        state_dir=tmp_path, check_conclusion=False,
+        base_url="http://127.0.0.1:9/v1",
+        model="m",
+        timeout_s=2,
+        connect_timeout_s=1,
+        state_dir=tmp_path,
+        check_conclusion=False,
     )
     response = await verify(example("multi_hop.json"), settings)
     assert response.action is Action.BLOCK
@@ -149,10 +154,14 @@ async def test_second_run_hits_the_cache_with_zero_judge_calls(tmp_path: Path) -
     settings = fake_settings(cache_enabled=True, state_dir=tmp_path, check_conclusion=False)
     cache = VerdictCache(settings.cache_dir)
     try:
-        first = await verify(example("multi_hop.json"), settings, judge=fake.judge(settings, cache=cache))
+        first = await verify(
+            example("multi_hop.json"), settings, judge=fake.judge(settings, cache=cache)
+        )
         calls = len(fake.requests)
         assert calls > 0
-        second = await verify(example("multi_hop.json"), settings, judge=fake.judge(settings, cache=cache))
+        second = await verify(
+            example("multi_hop.json"), settings, judge=fake.judge(settings, cache=cache)
+        )
     finally:
         cache.close()
     assert len(fake.requests) == calls

@@ -1,7 +1,6 @@
-from judge.schemas import Claim, ClaimOrigin, EvidenceLedger, Passage
-
 from judge.align import AlignmentStatus, align_claim
 from judge.config import CitationPolicy
+from judge.schemas import Claim, ClaimOrigin, EvidenceLedger, Passage
 
 LEDGER = EvidenceLedger(
     passages=(
@@ -15,9 +14,17 @@ def ranker(text: str, k: int) -> list[tuple[str, float]]:
     return [("S2", 1.5), ("S1", 0.0)][:k]
 
 
-def align(claim: Claim, policy: CitationPolicy = CitationPolicy.STRICT, factual: bool = True, cap: int = 4):  # type: ignore[no-untyped-def]
+def align(
+    claim: Claim, policy: CitationPolicy = CitationPolicy.STRICT, factual: bool = True, cap: int = 4
+):  # type: ignore[no-untyped-def]
     return align_claim(
-        claim, LEDGER, policy=policy, max_citations=cap, search=ranker, search_top_k=2, factual=factual
+        claim,
+        LEDGER,
+        policy=policy,
+        max_citations=cap,
+        search=ranker,
+        search_top_k=2,
+        factual=factual,
     )
 
 

@@ -6,6 +6,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+
+from judge import audit as audit_module
+from judge.audit import AuditError, AuditLog, parse_since
+from judge.audit_migrations import MIGRATIONS, migrate
+from judge.errors import InputError
 from judge.schemas import (
     Action,
     Claim,
@@ -16,11 +21,6 @@ from judge.schemas import (
     VerifyRequest,
     VerifyResponse,
 )
-
-from judge import audit as audit_module
-from judge.audit import AuditError, AuditLog, parse_since
-from judge.audit_migrations import MIGRATIONS, migrate
-from judge.errors import InputError
 
 
 def make_pair(request_id: str = "r1") -> tuple[VerifyRequest, VerifyResponse]:

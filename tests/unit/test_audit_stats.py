@@ -1,4 +1,6 @@
 import pytest
+
+from judge.audit_stats import Stats, error_class, percentile, source_outcomes
 from judge.schemas import (
     Action,
     Claim,
@@ -10,8 +12,6 @@ from judge.schemas import (
     VerifyRequest,
     VerifyResponse,
 )
-
-from judge.audit_stats import Stats, error_class, percentile, source_outcomes
 
 TRACE = JudgeTrace(model="m", template="t", template_hash="sha256:" + "0" * 64, latency_s=0.1)
 

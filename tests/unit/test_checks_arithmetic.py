@@ -1,7 +1,7 @@
 import pytest
-from judge.schemas import CheckStatus, Label
 
 from judge.checks import ArithmeticCheck, NumberCheck
+from judge.schemas import CheckStatus, Label
 
 check = ArithmeticCheck()
 

@@ -1,9 +1,9 @@
 import pytest
-from judge.schemas import CheckStatus, Label
 
 from judge.checks import DateCheck
 from judge.checks.date_mentions import find_dates
 from judge.checks.text import normalise
+from judge.schemas import CheckStatus, Label
 
 check = DateCheck()
 

@@ -1,5 +1,3 @@
-from judge.schemas import CheckStatus, Label
-
 from judge.checks import (
     ArithmeticCheck,
     DateCheck,
@@ -10,6 +8,7 @@ from judge.checks import (
     default_checks,
 )
 from judge.protocols import Check
+from judge.schemas import CheckStatus, Label
 
 
 def test_default_checks_satisfy_the_protocol_in_pipeline_order() -> None:

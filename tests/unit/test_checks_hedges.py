@@ -1,7 +1,7 @@
 import pytest
-from judge.schemas import CheckStatus, Label
 
 from judge.checks import HedgeCheck
+from judge.schemas import CheckStatus, Label
 
 check = HedgeCheck()
 

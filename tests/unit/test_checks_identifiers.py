@@ -1,9 +1,9 @@
 import pytest
-from judge.schemas import CheckStatus, Label
 
 from judge.checks import IdentifierCheck
 from judge.checks.identifiers import find_identifiers
 from judge.checks.text import normalise
+from judge.schemas import CheckStatus, Label
 
 check = IdentifierCheck()
 

@@ -1,11 +1,11 @@
 from decimal import Decimal
 
 import pytest
-from judge.schemas import CheckStatus, Label
 
 from judge.checks import NumberCheck
 from judge.checks.quantities import find_quantities
 from judge.checks.text import normalise
+from judge.schemas import CheckStatus, Label
 
 check = NumberCheck()
 

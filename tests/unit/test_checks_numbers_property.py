@@ -5,9 +5,9 @@ from dataclasses import dataclass
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from judge.schemas import CheckStatus
 
 from judge.checks import NumberCheck
+from judge.schemas import CheckStatus
 
 check = NumberCheck()
 

@@ -1,8 +1,8 @@
 import pytest
-from judge.schemas import CheckStatus, Label
 
 from judge.checks import QuoteCheck
 from judge.checks.quotes import quoted_spans
+from judge.schemas import CheckStatus, Label
 
 check = QuoteCheck()
 

@@ -7,7 +7,6 @@ import contextlib
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from judge.schemas import CharSpan, Claim, ClaimOrigin, StructuredClaim
 
 from judge.claims import (
     claims_from_structured,
@@ -19,6 +18,7 @@ from judge.claims import (
     word_form,
 )
 from judge.errors import InputError
+from judge.schemas import CharSpan, Claim, ClaimOrigin, StructuredClaim
 
 
 def _texts(text: str) -> list[str]:

@@ -1,10 +1,10 @@
 import pytest
-from judge.schemas import EvidenceLedger, Passage, content_hash
 
 from judge.config import Settings
 from judge.errors import InputError, LimitExceeded
 from judge.inputs import parse_request
 from judge.ledger import freeze_ledger, passages_text
+from judge.schemas import EvidenceLedger, Passage, content_hash
 
 
 def test_passage_hash_is_computed_and_names_its_algorithm() -> None:

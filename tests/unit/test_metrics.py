@@ -1,3 +1,4 @@
+from judge.metrics import OTHER_SOURCES, ServiceMetrics
 from judge.schemas import (
     Action,
     Claim,
@@ -8,8 +9,6 @@ from judge.schemas import (
     VerifyRequest,
     VerifyResponse,
 )
-
-from judge.metrics import OTHER_SOURCES, ServiceMetrics
 
 TRACE = JudgeTrace(model="m", template="t", template_hash="sha256:" + "0" * 64, latency_s=0.3)
 

@@ -1,3 +1,4 @@
+from judge.policy import PolicyInput, apply_edits, decide
 from judge.schemas import (
     Action,
     CharSpan,
@@ -8,8 +9,6 @@ from judge.schemas import (
     Label,
     RepairEdit,
 )
-
-from judge.policy import PolicyInput, apply_edits, decide
 
 ANSWER = (
     "Unopened items can be returned within 30 days [S1]. "
@@ -52,7 +51,10 @@ def test_all_supported_passes() -> None:
 
 
 def test_non_factual_claims_do_not_block_a_pass() -> None:
-    assert run(Label.SUPPORTED, Label.NOT_FACTUAL, Label.SUPPORTED, Label.SUPPORTED).action is Action.PASS
+    assert (
+        run(Label.SUPPORTED, Label.NOT_FACTUAL, Label.SUPPORTED, Label.SUPPORTED).action
+        is Action.PASS
+    )
 
 
 def test_answer_with_no_factual_claim_passes_with_reason() -> None:
@@ -151,8 +153,12 @@ def test_uncovered_words_prevent_pass() -> None:
 
 def test_structured_claims_without_answer_text_regenerate() -> None:
     items = [
-        ClaimVerdict(claim=Claim(id="c1", text="a", origin=ClaimOrigin.STRUCTURED), label=Label.SUPPORTED),
-        ClaimVerdict(claim=Claim(id="c2", text="b", origin=ClaimOrigin.STRUCTURED), label=Label.UNSUPPORTED),
+        ClaimVerdict(
+            claim=Claim(id="c1", text="a", origin=ClaimOrigin.STRUCTURED), label=Label.SUPPORTED
+        ),
+        ClaimVerdict(
+            claim=Claim(id="c2", text="b", origin=ClaimOrigin.STRUCTURED), label=Label.UNSUPPORTED
+        ),
     ]
     assert decide(PolicyInput(verdicts=items, answer=None)).action is Action.REGENERATE
 

@@ -8,6 +8,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markupsafe import escape
+
+from judge.report_html import (
+    ACTION_MARKERS,
+    CHECK_MARKERS,
+    LABEL_MARKERS,
+    Piece,
+    render_report,
+    render_run_report,
+    script_json,
+    split_at_spans,
+    write_report,
+)
+from judge.report_html_template import BADGE_TEXT_COLOUR, TEXT_COLOUR, TONES
 from judge.schemas import (
     Action,
     CharSpan,
@@ -23,20 +37,6 @@ from judge.schemas import (
     VerifyRequest,
     VerifyResponse,
 )
-from markupsafe import escape
-
-from judge.report_html import (
-    ACTION_MARKERS,
-    CHECK_MARKERS,
-    LABEL_MARKERS,
-    Piece,
-    render_report,
-    render_run_report,
-    script_json,
-    split_at_spans,
-    write_report,
-)
-from judge.report_html_template import BADGE_TEXT_COLOUR, TEXT_COLOUR, TONES
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 HASH = "sha256:" + "0" * 64

@@ -8,8 +8,8 @@ import sys
 from collections.abc import Sequence
 
 import pytest
-from judge.schemas import Passage
 
+from judge.schemas import Passage
 from judge.select import (
     Embedder,
     MiniLMEmbedder,
