@@ -27,19 +27,23 @@ def parse_request(data: Any) -> VerifyRequest:
 
 
 def load_request(path: Path) -> VerifyRequest:
+    return parse_request(read_json(path, field="request"))
+
+
+def read_json(path: Path, *, field: str) -> Any:
+    """A JSON file's content; any read or parse failure is an InputError naming ``field``."""
     try:
         raw = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}", field="request") from None
+        raise InputError(f"cannot read {path}: {exc.strerror}", field=field) from None
     try:
-        data = json.loads(raw)
+        return json.loads(raw)
     except json.JSONDecodeError as exc:
         raise InputError(
-            f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", field="request"
+            f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", field=field
         ) from None
     except RecursionError:
-        raise InputError("JSON nested too deeply", field="request") from None
-    return parse_request(data)
+        raise InputError("JSON nested too deeply", field=field) from None
 
 
 def input_error_from(exc: ValidationError) -> InputError:

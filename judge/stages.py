@@ -18,6 +18,7 @@ from judge.claims import (
     split_sentences,
 )
 from judge.config import Extractor, Settings
+from judge.decompose import facts_to_claims
 from judge.errors import VerifierFault
 from judge.protocols import Judge
 from judge.schemas import (
@@ -113,28 +114,16 @@ async def _decompose(
         try:
             facts: list[str] = await decompose(claim.text, context, question)
         except VerifierFault as exc:
+            out.append(claim)
             if settings.decompose_fallback:
                 extraction.notes.append(
                     f"decomposition of {claim.id} failed ({_fault_text(exc)}): judged as a sentence"
                 )
-                out.append(claim)
             else:
-                out.append(claim)
                 extraction.errors[claim.id] = f"decomposition failed: {_fault_text(exc)}"
             continue
         session.calls += 1
-        out.extend(
-            Claim(
-                id=f"{claim.id}.{k}",
-                text=fact,
-                span=claim.span,
-                sentence_index=claim.sentence_index,
-                citations=claim.citations,
-                origin=ClaimOrigin.DECOMPOSED,
-                parent_id=claim.id,
-            )
-            for k, fact in enumerate(facts, start=1)
-        )
+        out.extend(facts_to_claims(claim, facts))
     extraction.claims = out
 
 

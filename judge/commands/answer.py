@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from judge.client_generate import DEFAULT_MAX_TOKENS
 from judge.commands.common import add_judge_options, settings_from_args
 from judge.config import Settings
 from judge.errors import ConfigError, InputError
+from judge.inputs import read_json
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -118,19 +118,7 @@ def exit_code(result: AnswerResult) -> int:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}", field="evidence") from None
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", field="evidence"
-        ) from None
-    except RecursionError:
-        raise InputError("JSON nested too deeply", field="evidence") from None
-    return data
+    return read_json(path, field="evidence")
 
 
 @contextlib.contextmanager

@@ -36,13 +36,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--case", action="append", default=[], metavar="GLOB", help="only cases whose id matches"
     )
-    parser.add_argument("--sample", type=int, help="N cases, spread over the families")
-    parser.add_argument("--seed", type=int, default=0, help="random seed of --sample")
-    parser.add_argument("--dev", type=Path, help="also seed from a dev claims file (JSON Lines)")
-    parser.add_argument("--dev-limit", type=int, default=12, help="records taken from --dev")
-    parser.add_argument("--examples", type=Path, help="folder of example requests to seed from")
+    parser.add_argument("--sample", type=int, metavar="N", help="N cases, spread over the families")
+    parser.add_argument("--seed", type=int, default=0, metavar="S", help="random seed of --sample")
+    parser.add_argument(
+        "--dev", type=Path, metavar="PATH", help="also seed from a dev claims file (JSON Lines)"
+    )
+    parser.add_argument(
+        "--dev-limit", type=int, default=12, metavar="N", help="records taken from --dev"
+    )
+    parser.add_argument(
+        "--examples", type=Path, metavar="DIR", help="folder of example requests to seed from"
+    )
     parser.add_argument("--no-examples", action="store_true", help="built-in seeds only")
-    parser.add_argument("--json", type=Path, dest="json_out", help="also write the report here")
+    parser.add_argument(
+        "--json", type=Path, dest="json_out", metavar="FILE", help="also write the report here"
+    )
     parser.add_argument("--list", action="store_true", help="list the cases and stop")
     parser.add_argument("--strict", action="store_true", help="fail on any counted miss")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -67,8 +75,9 @@ def run(args: argparse.Namespace) -> int:
     console = Console(width=160 if not sys.stdout.isatty() else None, highlight=False)
     if args.list:
         for case in cases:
-            dependent = " (judge-dependent)" if case.judge_dependent else ""
-            console.print(f"{case.id}  {case.expect.describe()}{dependent}", markup=False)
+            dependent = ", judge-dependent" if case.judge_dependent else ""
+            line = f"{case.id}  [{case.expect.describe()}{dependent}]  {case.note}"
+            console.print(line, markup=False, soft_wrap=True)
         return EXIT_PASS
     settings = settings_from_args(args)
     kind: str = args.judge or ("embedded" if args.base_url else "fake")

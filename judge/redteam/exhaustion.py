@@ -35,7 +35,8 @@ JSON_DEPTH = 100_000
 
 def _default(name: str) -> int:
     value = Settings.model_fields[name].default
-    assert isinstance(value, int)
+    if not isinstance(value, int):
+        raise TypeError(f"the default of {name} is not a number")
     return value
 
 
@@ -140,7 +141,8 @@ def dense_passage(seed: Seed) -> Variant | None:
         return None
     clean = seed.only(dated[0])
     cited = clean.passage(clean.sentences[0].cites[0])
-    assert cited is not None
+    if cited is None:
+        return None
     unit = " 9 May 2031;"
     room = MAX_PASSAGE_CHARS - len(cited.text) - len(unit)
     dense = Passage(cited.id, cited.text + unit * (room // len(unit)))
@@ -150,8 +152,8 @@ def dense_passage(seed: Seed) -> Variant | None:
 
 
 def many_claims_large_passage(seed: Seed) -> Variant | None:
-    """Sixty numbered claims citing one passage of 100,000 characters full of numbers: parsing
-    that passage once per claim instead of once per request shows as time."""
+    """A hundred and fifty numbered claims citing one passage of 100,000 characters full of
+    numbers: parsing that passage once per claim instead of once per request shows as time."""
     if seed.id != HEAVY_SEED:
         return None
     true = fully_supported(seed)
@@ -159,13 +161,14 @@ def many_claims_large_passage(seed: Seed) -> Variant | None:
         return None
     base = seed.sentences[true[0]]
     cited = seed.passage(base.cites[0])
-    assert cited is not None
+    if cited is None:
+        return None
     unit = " In year 7 the count was 7,654 units."
     large = Passage(cited.id, cited.text + unit * ((100_000 - len(cited.text)) // len(unit)))
     body = base.text.rstrip(".")
-    sentences = [Sentence(f"{body} (item {k}).", (cited.id,)) for k in range(60)]
+    sentences = [Sentence(f"{body} (item {k}).", (cited.id,)) for k in range(150)]
     attacked = seed.with_evidence([large]).with_sentences(sentences)
-    return _variant(attacked.request(), Expectation(Expect.MUST_NOT_PASS, max_seconds=8))
+    return _variant(attacked.request(), Expectation(Expect.MUST_NOT_PASS, max_seconds=10))
 
 
 def _bomb(seed: Seed, unit: str) -> Variant | None:
@@ -214,7 +217,7 @@ ATTACKS: tuple[Attack, ...] = (
     Attack(
         FAMILY,
         "many_claims_large_passage",
-        "sixty claims citing one passage of 100,000 characters",
+        "150 claims citing one passage of 100,000 characters",
         many_claims_large_passage,
     ),
     Attack(

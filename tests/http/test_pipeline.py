@@ -220,3 +220,33 @@ async def test_first_tier_agreement_is_reported() -> None:
 def test_http_transport_is_the_real_stack() -> None:
     fake = FakeJudgeServer()
     assert isinstance(fake.transport, httpx.MockTransport)
+
+
+async def test_llm_extractor_judges_atomic_facts_with_the_sentence_span() -> None:
+    fake = FakeJudgeServer()
+    settings = fake_settings(check_conclusion=False, extractor="llm")
+    request = example("multi_hop.json")
+    response = await verify(request, settings, judge=fake.judge(settings))
+    facts = [v.claim for v in response.verdicts if v.claim.parent_id == "c2"]
+    # "That campus opened in 2019 and houses three laboratories" -> two facts.
+    assert len(facts) == 2
+    assert all(f.span is not None and f.citations == ("org-7",) for f in facts)
+    assert all(f.origin.value == "decomposed" for f in facts)
+
+
+async def test_failed_decomposition_falls_back_to_the_sentence_and_says_so() -> None:
+    def script(body: dict[str, Any]) -> Any:
+        if body["response_format"]["json_schema"]["name"] == "Facts":
+            return invalid_json_response()
+        return rule_based_judge(body)
+
+    fake = FakeJudgeServer(script)
+    settings = fake_settings(check_conclusion=False, extractor="llm", reasks=0)
+    response = await verify(example("multi_hop.json"), settings, judge=fake.judge(settings))
+    assert [v.claim.id for v in response.verdicts] == ["c1", "c2", "c3"]
+    assert any("judged as a sentence" in r for r in response.reasons)
+
+    strict = settings.model_copy(update={"decompose_fallback": False})
+    response = await verify(example("multi_hop.json"), strict, judge=fake.judge(strict))
+    assert {v.label for v in response.verdicts} == {Label.VERIFIER_ERROR}
+    assert response.action is Action.BLOCK
