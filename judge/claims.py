@@ -471,6 +471,7 @@ _STOCK_PHRASE_RE = re.compile(
     r"\b(?:feel free|do not hesitate|don't hesitate|reach out|happy to help|glad to help)\b",
     re.IGNORECASE,
 )
+_HEADING_MAX_WORDS = 3
 _HEADING_RE = re.compile(r"\s*(?:#{1,6}\s|\*\*[^*]+\*\*:?\s*\Z|__[^_]+__:?\s*\Z)")
 
 
@@ -487,7 +488,8 @@ def is_factual(text: str) -> bool:
     if marker is not None:
         body = body[marker.end() :]
     if _HEADING_RE.match(body) and not any(ch.isdigit() for ch in body):
-        return False
+        # "## Results" is structure; "## Opened items get a full refund" states a fact.
+        return len(content_words(body)) > _HEADING_MAX_WORDS
     return bool(content_words(body))
 
 

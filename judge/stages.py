@@ -85,7 +85,8 @@ async def extract_claims(
     sentences = split_sentences(answer, known_ids=known)
     claims = extract_sentence_claims(answer, known_ids=known)
     extraction = Extraction(claims, sentences)
-    if session.judge is None:
+    # Over the claim limit the pipeline blocks the answer: no model call may come first.
+    if session.judge is None or len(claims) > settings.max_claims:
         return extraction
     if settings.extractor is Extractor.LLM:
         await _decompose(extraction, answer, req.question, session, settings)

@@ -6,6 +6,7 @@ from judge.checks.arithmetic import ArithmeticCheck
 from judge.checks.dates import DateCheck
 from judge.checks.hedges import HedgeCheck
 from judge.checks.identifiers import IdentifierCheck
+from judge.checks.lookalikes import LookalikeCheck
 from judge.checks.numbers import NumberCheck
 from judge.checks.quotes import QuoteCheck
 from judge.checks.stuffing import detect_citation_stuffing, over_cap
@@ -16,6 +17,7 @@ __all__ = [
     "DateCheck",
     "HedgeCheck",
     "IdentifierCheck",
+    "LookalikeCheck",
     "NumberCheck",
     "QuoteCheck",
     "default_checks",
@@ -34,6 +36,7 @@ def default_checks() -> list[Check]:
     return [
         QuoteCheck(),
         IdentifierCheck(),
+        LookalikeCheck(),
         DateCheck(),
         NumberCheck(),
         ArithmeticCheck(),

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from judge.checks.derivation import arithmetic_cue, by_conversion
 from judge.checks.matching import found_in
-from judge.checks.numbers import claim_quantities
+from judge.checks.numbers import claim_quantities, evidence_quantities
 from judge.checks.outcome import missing, passed
-from judge.checks.quantities import find_quantities
 from judge.checks.text import normalise
 from judge.schemas import CheckOutcome, CheckStatus, Label
 
@@ -27,7 +26,7 @@ class ArithmeticCheck:
         if not wanted:
             return None
         cue = arithmetic_cue(text.casefold())
-        pool = find_quantities(normalise(evidence))
+        pool = evidence_quantities(evidence)
         unstated = [q for q in wanted if not found_in(q, pool)]
         converted = [(q, c) for q in unstated if (c := by_conversion(q, pool)) is not None]
         if cue is None and not converted:

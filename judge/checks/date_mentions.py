@@ -77,15 +77,17 @@ class DateMention:
 
 def find_dates(text: str) -> list[DateMention]:
     """Every date in ``text`` (already normalised), most specific reading first, no overlaps."""
-    taken: list[tuple[int, int]] = []
+    # Taken characters, not a list of spans: a passage dense with dates stays linear.
+    taken = bytearray(len(text))
     found: list[DateMention] = []
     for kind, pattern in _PATTERNS:
         for match in pattern.finditer(text):
-            if any(match.start() < e and s < match.end() for s, e in taken):
+            start, end = match.span()
+            if any(taken[start:end]):
                 continue
             mentions = list(_read(kind, match, text))
             if mentions:
-                taken.append((match.start(), match.end()))
+                taken[start:end] = b"\x01" * (end - start)
                 found.extend(mentions)
     return sorted(found, key=lambda m: m.start)
 

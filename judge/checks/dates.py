@@ -8,6 +8,7 @@ and month order is ambiguous ("03/04/2024") is not checked.
 from __future__ import annotations
 
 import datetime as dt
+from functools import lru_cache
 
 from judge.checks.date_mentions import DateMention, evidence_years, find_dates
 from judge.checks.outcome import missing, passed
@@ -24,13 +25,18 @@ class DateCheck:
         mentions = [m for m in find_dates(normalise(claim)) if m.checkable]
         if not mentions:
             return None
-        text = normalise(evidence)
-        found = find_dates(text)
-        context = _Evidence(found, evidence_years(text, found))
+        context = _evidence(normalise(evidence))
         absent = [m.text for m in mentions if not context.holds(m)]
         if absent:
             return missing(self.name, Label.DATE_MISMATCH, "Dates", absent)
         return passed(self.name, "Every date of the claim was")
+
+
+@lru_cache(maxsize=16)
+def _evidence(text: str) -> _Evidence:
+    """The dates of a cited evidence text, found once per text, not once per claim."""
+    found = find_dates(text)
+    return _Evidence(found, evidence_years(text, found))
 
 
 class _Evidence:

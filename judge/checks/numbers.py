@@ -13,6 +13,7 @@ announces) is left to the arithmetic check.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from judge.checks.date_mentions import find_dates
 from judge.checks.derivation import arithmetic_cue, by_arithmetic, by_conversion
@@ -38,6 +39,13 @@ def claim_quantities(text: str) -> list[Quantity]:
     return [q for q in masked(find_quantities(text), spans) if q.checkable]
 
 
+@lru_cache(maxsize=16)
+def evidence_quantities(evidence: str) -> list[Quantity]:
+    """The quantities of a cited evidence text, parsed once per text, not once per claim.
+    Callers must not change the list."""
+    return find_quantities(normalise(evidence))
+
+
 class NumberCheck:
     """Fails a claim holding a number that no evidence number equals or rounds to."""
 
@@ -48,7 +56,7 @@ class NumberCheck:
         wanted = claim_quantities(text)
         if not wanted:
             return None
-        pool = find_quantities(normalise(evidence))
+        pool = evidence_quantities(evidence)
         computes = arithmetic_cue(text.casefold()) is not None
         absent = [
             q.text

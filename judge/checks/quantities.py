@@ -263,7 +263,7 @@ def _spelled(text: str, phrase: str, start: int) -> Iterator[Quantity]:
         value=parsed.value, exponent=exponent, coarse=max(exponent, zeros), negative=False,
         unit=unit, approx=bool(_APPROX_BEFORE.search(before)), ordinal=parsed.ordinal,
         spelled=True, scale=scale, text=text[start : end + consumed], start=start,
-        end=end + consumed, checkable=folded not in _WORDS_NOT_NUMBERS,
+        end=end + consumed, checkable=folded not in _WORDS_NOT_NUMBERS or unit is not None,
     )  # fmt: skip
 
 

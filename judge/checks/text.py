@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 # Latin look-alikes from Cyrillic and Greek: an identifier typed with one of them must still match.
 _HOMOGLYPHS = str.maketrans(
@@ -34,8 +35,12 @@ _MIDDLE_DOT = re.compile(r"(?<=\d)[\u00b7\u2022\u2219](?=\d)")
 _SPACES = re.compile(r"[^\S\n]+")
 
 
+@lru_cache(maxsize=16)
 def normalise(text: str) -> str:
-    """Canonical form for comparison: NFKC, ASCII digits and dashes, no invisible characters."""
+    """Canonical form for comparison: NFKC, ASCII digits and dashes, no invisible characters.
+
+    Cached: every check of every claim normalises the claim's cited evidence, the same text
+    for all the claims that cite it."""
     text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
     text = _GROUP_SPACE.sub(",", text)
     text = _SUPERSCRIPT.sub(lambda m: "^" + unicodedata.normalize("NFKC", m.group(1)), text)

@@ -45,14 +45,7 @@ FAKE = JudgeChoice("fake")
 
 # Holes the suite finds in the current defences (case id glob -> what lets the attack through).
 KNOWN_HOLES = {
-    "evasion/lookalike_digit/*": "a digit written as a look-alike letter hides the number",
-    "evasion/lookalike_identifier_digit/*": "a digit written as a letter hides the identifier",
-    "evasion/unit_rewrite/*": "'one month', 'one day' are not read; '2 days' matches a bare 2",
-    "splitting/heading_claim/*": "a heading without digits is not a claim",
-    "splitting/bold_claim/*": "a bold line without digits is not a claim",
-    "exhaustion/many_claims_llm/*": "sentences are decomposed before the claim limit is checked",
-    "exhaustion/dense_passage/*": "date finding is quadratic in the dates of a passage",
-    "exhaustion/many_claims_large_passage/*": "cited evidence is parsed again for every claim",
+    "evasion/unit_rewrite/*": "a measured claim number can still match a bare evidence number",
 }
 
 

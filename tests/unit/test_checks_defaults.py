@@ -3,6 +3,7 @@ from judge.checks import (
     DateCheck,
     HedgeCheck,
     IdentifierCheck,
+    LookalikeCheck,
     NumberCheck,
     QuoteCheck,
     default_checks,
@@ -17,6 +18,7 @@ def test_default_checks_satisfy_the_protocol_in_pipeline_order() -> None:
     assert [type(c) for c in checks] == [
         QuoteCheck,
         IdentifierCheck,
+        LookalikeCheck,
         DateCheck,
         NumberCheck,
         ArithmeticCheck,
@@ -30,6 +32,7 @@ def test_each_check_labels_its_own_failure() -> None:
     failing = {
         "quotes": ('They said "we ship slowly and badly".', Label.QUOTE_MISMATCH),
         "identifiers": ("Order ORD-4321 shipped.", Label.IDENTIFIER_MISMATCH),
+        "lookalikes": ("It had 1З units.", Label.NEEDS_REVIEW),
         "dates": ("It was ordered on 4 May 2024.", Label.DATE_MISMATCH),
         "numbers": ("It had 21 units.", Label.NUMBER_MISMATCH),
         "arithmetic": ("In total 24 units came.", Label.NEEDS_REVIEW),
