@@ -317,6 +317,13 @@ def print_table(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> No
 
 def table(args: argparse.Namespace) -> int:
     rows = merged_rows(args.signals)
+    if args.data is not None:
+        # The exact checks cost no model call: score them as the code stands now.
+        records = {r["id"]: r for r in load_records(args.data)}
+        for row in rows:
+            record = records[row["id"]]
+            evidence = "\n\n".join(e["text"] for e in record["evidence"])
+            row["checks"] = check_signals(record["claim"], evidence)
     k, seeds = args.folds, list(range(args.seeds))
     paired = [
         r for r in rows if "p_supported" in r.get("whole", {}) or "label" in r.get("whole", {})
@@ -326,7 +333,7 @@ def table(args: argparse.Namespace) -> int:
     errors = {m: sum(1 for r in rows if "error" in r.get(m, {})) for m in MODES}
     print(f"signals: {len(rows)} claims; judge errors per mode: {errors}")
     print(f"{k}-fold stratified cross-validation, mean over {len(seeds)} seeds\n")
-    if paired:
+    if len(paired) >= 4 * k:
         print(f"### All steps, paired, on the {len(paired)} claims judged in both evidence modes\n")
         print_table(paired, score_steps(paired, step_scores(paired), k, seeds))
     print(f"\n### Selected-evidence steps on all {len(complete)} claims\n")
@@ -392,6 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     c.set_defaults(run=lambda a: asyncio.run(collect(a)))
     t = sub.add_parser("table")
     t.add_argument("--signals", type=Path, nargs="+", required=True)
+    t.add_argument("--data", type=Path, help="re-run the exact checks on these records")
     t.add_argument("--folds", type=int, default=5)
     t.add_argument("--seeds", type=int, default=5)
     t.add_argument("--failures", type=int, default=0, help="list up to N misclassified per class")

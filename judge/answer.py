@@ -50,6 +50,7 @@ from judge.answer_types import (
     Stage,
 )
 from judge.audit import AuditLog
+from judge.citations import parse_citations
 from judge.claims import is_factual
 from judge.client import HttpJudge
 from judge.client_generate import Generator, open_generator
@@ -217,11 +218,34 @@ def regenerate_prompt(
     )
 
 
+def passage_aliases(ledger: EvidenceLedger) -> dict[str, str]:
+    """Short ids the generator cites (S1, S2, ...), mapped to the ledger's ids. Small models copy
+    a plain numbered id far more reliably than ids such as "s36-38" or "doc7#3"."""
+    return {f"S{number}": p.id for number, p in enumerate(ledger.passages, start=1)}
+
+
+def resolve_aliases(text: str, aliases: dict[str, str]) -> str:
+    """Rewrite the generator's citations of aliases into ledger ids; anything else stays as
+    written (an unknown id then fails verification as a bad citation)."""
+    out: list[str] = []
+    last = 0
+    for marker in parse_citations(text, known_ids=set(aliases), strict=False):
+        out.append(text[last : marker.span.start])
+        out.append("[" + ", ".join(aliases.get(i, i) for i in marker.ids) + "]")
+        last = marker.span.end
+    out.append(text[last:])
+    return "".join(out)
+
+
 def _prompt_variables(
     question: str, ledger: EvidenceLedger, options: AnswerOptions
 ) -> dict[str, Any]:
+    aliases = passage_aliases(ledger)
     return {
-        "passages": [{"id": neutralise(p.id), "text": neutralise(p.text)} for p in ledger.passages],
+        "passages": [
+            {"id": alias, "text": neutralise(ledger.passages[number].text)}
+            for number, alias in enumerate(aliases)
+        ],
         "question": neutralise(question),
         "refusal": REFUSAL_SENTENCE,
         "max_sentences": options.max_sentences,
@@ -293,7 +317,9 @@ class _Run:
                 reason = f"{type(exc).__name__}: {exc}"
                 await self._step(stage, None, reasons=[reason])
                 return await self._fallback([*earlier, reason], fault=reason)
-            attempt = await self._attempt(text, stage)
+            attempt = await self._attempt(
+                resolve_aliases(text, passage_aliases(self.ledger)), stage
+            )
             reasons = [*earlier, *attempt.reasons]
             if attempt.kind == "accept":
                 outcome = (
