@@ -7,7 +7,7 @@ from judge.calibration import Thresholds
 from judge.config import Settings
 from judge.entail import judge_claim as judge_over_windows
 from judge.protocols import Judge, Premise
-from judge.schemas import CheckOutcome, ClaimVerdict, EvidenceLedger, EvidenceSpan, Passage
+from judge.schemas import CheckOutcome, ClaimVerdict, EvidenceLedger, EvidenceSpan, Label, Passage
 from judge.select import select_evidence
 from judge.windows import SourceSpan, premises_for_claim
 
@@ -57,7 +57,8 @@ async def judge_claim(
         label=result.label,
         score=result.p_supported,
         contradiction_score=result.p_contradicted,
-        reason=result.reason,
+        reason=result.reason
+        or score_reason(result.label, result.p_supported, result.p_contradicted, thresholds),
         evidence=evidence,
         checks=outcomes,
         judge=trace,
@@ -81,3 +82,15 @@ def premise_spans(premise: Premise, ledger: EvidenceLedger) -> list[EvidenceSpan
             )
         )
     return spans
+
+
+def score_reason(
+    label: Label, p_supported: float | None, p_contradicted: float | None, thresholds: Thresholds
+) -> str:
+    """The reason of a verdict whose judge gave none (the label-only variant): its scores."""
+    if p_supported is None:
+        return f"the judge's label: {label.value}"
+    if label is Label.CONTRADICTED and p_contradicted is not None:
+        return f"P(contradicted) {p_contradicted:.2f} >= t_contra {thresholds.t_contra:.2f}"
+    relation = ">=" if label is Label.SUPPORTED else "<"
+    return f"P(supported) {p_supported:.2f} {relation} t_entail {thresholds.t_entail:.2f}"

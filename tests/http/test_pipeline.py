@@ -250,3 +250,18 @@ async def test_failed_decomposition_falls_back_to_the_sentence_and_says_so() -> 
     response = await verify(example("multi_hop.json"), strict, judge=fake.judge(strict))
     assert {v.label for v in response.verdicts} == {Label.VERIFIER_ERROR}
     assert response.action is Action.BLOCK
+
+
+async def test_label_only_verdicts_carry_score_reasons_and_selected_evidence_spans() -> None:
+    fake = FakeJudgeServer()
+    settings = fake_settings(check_conclusion=False, verdict_variant="label_only")
+    request = example("multi_hop.json")
+    response = await verify(request, settings, judge=fake.judge(settings))
+    schemas = {r["response_format"]["json_schema"]["name"] for r in fake.requests}
+    assert schemas == {"VerdictLabelOnly"}
+    texts = {p["id"]: p["text"] for p in request["evidence"]}
+    for verdict in response.verdicts:
+        assert verdict.reason.startswith("P(supported)")
+        assert verdict.evidence, "the evidence judged is reported as passage spans"
+        for span in verdict.evidence:
+            assert texts[span.passage_id][span.start : span.end] == span.text
