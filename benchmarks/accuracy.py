@@ -36,11 +36,11 @@ from judge.client import build_http_judge
 from judge.config import load_settings
 from judge.entail import judge_claim
 from judge.errors import VerifierFault
+from judge.judging import evidence_spans_for
 from judge.metrics_eval import balanced_accuracy, roc_auc
 from judge.runtime import resolve_endpoint
 from judge.schemas import CheckStatus, Claim, EvidenceLedger, Passage
-from judge.select import select_evidence
-from judge.windows import SourceSpan, premises_for_claim
+from judge.windows import premises_for_claim
 
 MODES = ("whole", "selected")
 
@@ -74,15 +74,12 @@ def check_signals(claim: str, evidence: str) -> dict[str, str]:
 async def judge_mode(
     judge: Any, claim: Claim, ledger: EvidenceLedger, mode: str, settings: Any
 ) -> dict[str, Any]:
-    spans = None
-    if mode == "selected":
-        selected = select_evidence(
-            claim.text,
-            list(ledger.passages),
-            settings.selection_top_sentences,
-            settings.selection_neighbours,
-        )
-        spans = [SourceSpan(s.passage_id, s.start, s.end) for s in selected]
+    # The pipeline's own selection (settings.evidence_selection is on by default).
+    spans = (
+        evidence_spans_for(claim.text, list(ledger.passages), settings)
+        if mode == "selected"
+        else None
+    )
     premises = premises_for_claim(
         claim,
         ledger,

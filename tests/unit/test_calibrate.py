@@ -241,7 +241,7 @@ def test_judge_calibrate_writes_the_file_verify_loads(tmp_path: Path) -> None:
     state = tmp_path / "state"
     settings = Settings(state_dir=state)
     before = active_thresholds(settings)
-    assert (before.t_entail, before.source) == (0.5, "defaults")
+    assert (before.t_entail, before.source) == (Settings().t_entail, "defaults")
 
     pred = _write(tmp_path / "pred.jsonl", CALIBRATION_SET)
     out = state / "calibration.json"
