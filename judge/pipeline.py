@@ -205,7 +205,14 @@ def _pre_judge(
     evidence = passages_text(ledger, alignment.passage_ids)
     outcomes: list[CheckOutcome] = []
     for check in checks:
-        outcome = check(claim.text, evidence)
+        try:
+            outcome = check(claim.text, evidence)
+        except Exception as exc:
+            error = f"check {check.name} failed: {type(exc).__name__}: {exc}"
+            verdict = ClaimVerdict(
+                claim=claim, label=Label.VERIFIER_ERROR, reason=error, error=error, checks=outcomes
+            )
+            return verdict, outcomes
         if outcome is None:
             continue
         outcomes.append(outcome)

@@ -265,3 +265,20 @@ async def test_label_only_verdicts_carry_score_reasons_and_selected_evidence_spa
         assert verdict.evidence, "the evidence judged is reported as passage spans"
         for span in verdict.evidence:
             assert texts[span.passage_id][span.start : span.end] == span.text
+
+
+async def test_a_check_that_crashes_fails_its_claim_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Broken:
+        name = "broken"
+
+        def __call__(self, claim: str, evidence: str) -> None:
+            raise RuntimeError("unexpected input")
+
+    monkeypatch.setattr("judge.pipeline.default_checks", lambda: [Broken()])
+    fake = FakeJudgeServer()
+    settings = fake_settings(check_conclusion=False)
+    response = await verify(example("multi_hop.json"), settings, judge=fake.judge(settings))
+    assert {v.label for v in response.verdicts} == {Label.VERIFIER_ERROR}
+    assert "check broken failed" in (response.verdicts[0].error or "")
+    assert response.action is Action.BLOCK
+    assert fake.requests == []  # nothing reached the judge
