@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -68,6 +69,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("judge: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        # Never let an unexpected fault read as "not passed" or "pass": it is a verifier error.
+        # JUDGE_DEBUG=1 shows the traceback.
+        if os.environ.get("JUDGE_DEBUG"):
+            raise
+        print(f"judge: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_VERIFIER_ERROR
     return code
 
 
