@@ -65,40 +65,17 @@ async def verify(
     thresholds = calibration.active_thresholds(settings)
     request_id = uuid.uuid4().hex
 
+    run = _Run(request_id, ledger, req, settings, started, thresholds.hash)
     limits = _limits_exceeded(req, settings)
     if limits:
-        return _finish(
-            request_id,
-            ledger,
-            req,
-            [],
-            CoverageReport(),
-            False,
-            limits,
-            settings,
-            started,
-            0,
-            thresholds.hash,
-        )
+        return run.finish(limits=limits)
 
     async with stages.judge_session(settings, judge, use_judge) as session:
         extraction = await stages.extract_claims(req, session, settings)
         claims = extraction.claims
         if len(claims) > settings.max_claims:
             limit = f"claims: {len(claims)} claims exceed the limit of {settings.max_claims}"
-            return _finish(
-                request_id,
-                ledger,
-                req,
-                [],
-                CoverageReport(),
-                False,
-                [limit],
-                settings,
-                started,
-                session.calls,
-                thresholds.hash,
-            )
+            return run.finish(limits=[limit], calls=session.calls)
         alignments = align_claims(
             claims,
             ledger,
@@ -147,19 +124,8 @@ async def verify(
             if req.answer is not None
             else CoverageReport()
         )
-        return _finish(
-            request_id,
-            ledger,
-            req,
-            final,
-            report,
-            stuffing,
-            [],
-            settings,
-            started,
-            session.calls,
-            thresholds.hash,
-            extraction.notes,
+        return run.finish(
+            final, coverage=report, stuffing=stuffing, calls=session.calls, notes=extraction.notes
         )
 
 
@@ -227,43 +193,51 @@ def _pre_judge(
     return None, outcomes
 
 
-def _finish(
-    request_id: str,
-    ledger: EvidenceLedger,
-    req: VerifyRequest,
-    verdicts: list[ClaimVerdict],
-    report: CoverageReport,
-    stuffing: bool,
-    limits: list[str],
-    settings: Settings,
-    started: float,
-    calls: int,
-    calibration_hash: str | None,
-    notes: Sequence[str] = (),
-) -> VerifyResponse:
-    decision = decide(
-        PolicyInput(
-            verdicts=verdicts,
-            answer=req.answer,
+@dataclass(frozen=True)
+class _Run:
+    """What every response of one request is built from, whichever stage it ends at."""
+
+    request_id: str
+    ledger: EvidenceLedger
+    req: VerifyRequest
+    settings: Settings
+    started: float
+    calibration_hash: str | None
+
+    def finish(
+        self,
+        verdicts: Sequence[ClaimVerdict] = (),
+        *,
+        coverage: CoverageReport | None = None,
+        stuffing: bool = False,
+        limits: Sequence[str] = (),
+        calls: int = 0,
+        notes: Sequence[str] = (),
+    ) -> VerifyResponse:
+        report = coverage or CoverageReport()
+        decision = decide(
+            PolicyInput(
+                verdicts=verdicts,
+                answer=self.req.answer,
+                coverage=report,
+                citation_stuffing=stuffing,
+                limits_exceeded=limits,
+                repair_min_kept_ratio=self.settings.repair_min_kept_ratio,
+            )
+        )
+        return VerifyResponse(
+            request_id=self.request_id,
+            action=decision.action,
+            reasons=[*decision.reasons, *notes],
+            ledger_hash=self.ledger.ledger_hash,
+            verdicts=list(verdicts),
             coverage=report,
             citation_stuffing=stuffing,
-            limits_exceeded=limits,
-            repair_min_kept_ratio=settings.repair_min_kept_ratio,
+            repaired_answer=decision.repaired_answer,
+            repair_edits=decision.repair_edits,
+            failing_claims=decision.failing_claims,
+            judge_calls=calls,
+            seconds=round(time.perf_counter() - self.started, 4),
+            calibration_hash=self.calibration_hash,
+            limits_exceeded=list(limits),
         )
-    )
-    return VerifyResponse(
-        request_id=request_id,
-        action=decision.action,
-        reasons=[*decision.reasons, *notes],
-        ledger_hash=ledger.ledger_hash,
-        verdicts=verdicts,
-        coverage=report,
-        citation_stuffing=stuffing,
-        repaired_answer=decision.repaired_answer,
-        repair_edits=decision.repair_edits,
-        failing_claims=decision.failing_claims,
-        judge_calls=calls,
-        seconds=round(time.perf_counter() - started, 4),
-        calibration_hash=calibration_hash,
-        limits_exceeded=limits,
-    )
