@@ -23,6 +23,7 @@ import asyncio
 import json
 import math
 import random
+import statistics
 import sys
 import time
 from collections.abc import Sequence
@@ -30,19 +31,26 @@ from pathlib import Path
 from typing import Any
 
 from judge.cache import VerdictCache
-from judge.calibrate import Objective, cross_validate_threshold, stratified_folds
+from judge.calibrate import Objective, choose_threshold, cross_validate_threshold, stratified_folds
 from judge.checks import default_checks
+from judge.claims import split_sentences
 from judge.client import build_http_judge
 from judge.config import load_settings
-from judge.entail import judge_claim
 from judge.errors import VerifierFault
-from judge.judging import evidence_spans_for
+from judge.judgement import judge_claim
+from judge.judging import selected_spans
 from judge.metrics_eval import balanced_accuracy, roc_auc
 from judge.runtime import resolve_endpoint
 from judge.schemas import CheckStatus, Claim, EvidenceLedger, Passage
 from judge.windows import premises_for_claim
 
 MODES = ("whole", "selected")
+
+
+def signal_key(mode: str, variant: str) -> str:
+    """A row's key for one evidence mode judged in one verdict variant ("selected",
+    "whole@yes_no"); label_only keys carry no suffix, as in the first runs."""
+    return mode if variant == "label_only" else f"{mode}@{variant}"
 
 
 def load_records(path: Path) -> list[dict[str, Any]]:
@@ -71,14 +79,42 @@ def check_signals(claim: str, evidence: str) -> dict[str, str]:
     return out
 
 
+async def judge_sentences(
+    judge: Any, claim: Claim, ledger: EvidenceLedger, settings: Any
+) -> dict[str, Any]:
+    """Each sentence of a multi-sentence claim judged on the whole evidence; the claim's score
+    is its weakest sentence's. A one-sentence claim is left to the whole-evidence signal."""
+    sentences = [s.text for s in split_sentences(claim.text, strict=False)]
+    if len(sentences) < 2:
+        return {"sentences": 1}
+    parts = []
+    for number, text in enumerate(sentences, start=1):
+        part = claim.model_copy(update={"id": f"{claim.id}.{number}", "text": text})
+        parts.append(await judge_mode(judge, part, ledger, "whole", settings))
+    failed = [p for p in parts if "error" in p]
+    if failed:
+        return {"error": failed[0]["error"], "sentences": len(sentences)}
+    return {
+        "label": min(parts, key=lambda p: p["p_supported"] or 0.0)["label"],
+        "p_supported": min(p["p_supported"] or 0.0 for p in parts),
+        "sentence_scores": [p["p_supported"] for p in parts],
+        "sentences": len(sentences),
+        "windows": sum(p["windows"] for p in parts),
+        "calls": sum(p["calls"] for p in parts),
+        "cached": all(p["cached"] for p in parts),
+        "prompt_tokens": sum(p["prompt_tokens"] for p in parts),
+        "seconds": round(sum(p["seconds"] for p in parts), 3),
+    }
+
+
 async def judge_mode(
     judge: Any, claim: Claim, ledger: EvidenceLedger, mode: str, settings: Any
 ) -> dict[str, Any]:
-    # The pipeline's own selection (settings.evidence_selection is on by default).
+    if mode == "sentences":
+        return await judge_sentences(judge, claim, ledger, settings)
+    # The pipeline's own selection of evidence sentences.
     spans = (
-        evidence_spans_for(claim.text, list(ledger.passages), settings)
-        if mode == "selected"
-        else None
+        selected_spans(claim.text, list(ledger.passages), settings) if mode == "selected" else None
     )
     premises = premises_for_claim(
         claim,
@@ -141,7 +177,9 @@ async def collect(args: argparse.Namespace) -> int:
                 "checks": check_signals(record["claim"], "\n\n".join(p.text for p in passages)),
             }
             for mode in modes:
-                row[mode] = await judge_mode(view, claim, ledger, mode, settings)
+                row[signal_key(mode, args.variant)] = await judge_mode(
+                    view, claim, ledger, mode, settings
+                )
             with args.out.open("a", encoding="utf-8") as handle:
                 handle.write(json.dumps(row) + "\n")
             rate = (time.perf_counter() - started) / n
@@ -221,38 +259,85 @@ def merged_rows(paths: Sequence[Path]) -> list[dict[str, Any]]:
     return list(by_id.values())
 
 
+YES_NO_WHOLE, YES_NO_SELECTED = "whole@yes_no", "selected@yes_no"
+SENTENCES = "sentences@yes_no"
+
+
 def step_scores(rows: list[dict[str, Any]]) -> list[tuple[str, list[float], str]]:
     """Each step's per-claim score (P(supported); -inf where an exact check decided) and the
-    evidence modes it calls the judge in."""
+    signals it calls the judge for. Each step changes one thing from the step before it."""
     checks = [c.name for c in default_checks()]
     fence = -math.inf
 
     def gated(score: float, row: dict[str, Any]) -> float:
         return fence if check_failed(row, checks) else score
 
+    def mean(row: dict[str, Any], *keys: str) -> float:
+        return sum(score_of(row, k) for k in keys) / len(keys)
+
     return [
         (
-            "1 naive judge: whole evidence, JSON label",
+            "1 naive judge: whole evidence, three-way JSON label",
             [1.0 if r.get("whole", {}).get("label") == "supported" else 0.0 for r in rows],
             "whole",
         ),
         ("2 + score: P(supported), CV threshold", [score_of(r, "whole") for r in rows], "whole"),
         (
-            "3 + evidence selection (BM25 top sentences)",
-            [score_of(r, "selected") for r in rows],
-            "selected",
+            "3 + yes/no consistency question, P(yes)",
+            [score_of(r, YES_NO_WHOLE) for r in rows],
+            YES_NO_WHOLE,
         ),
         (
-            "4 + exact checks as a hard pre-filter",
+            "4 + evidence selection (BM25 top sentences)",
+            [score_of(r, YES_NO_SELECTED) for r in rows],
+            YES_NO_SELECTED,
+        ),
+        (
+            "5 + exact checks as a hard pre-filter",
+            [gated(score_of(r, YES_NO_SELECTED), r) for r in rows],
+            YES_NO_SELECTED,
+        ),
+        (
+            "6 + both evidence modes (mean P(yes))",
+            [gated(mean(r, YES_NO_SELECTED, YES_NO_WHOLE), r) for r in rows],
+            f"{YES_NO_SELECTED}+{YES_NO_WHOLE}",
+        ),
+        (
+            "7 + sentence split: also each sentence of a multi-sentence claim, whole evidence",
+            [gated(split_score(r), r) for r in rows],
+            f"{YES_NO_SELECTED}+{YES_NO_WHOLE}+{SENTENCES}",
+        ),
+        (
+            "8 whole evidence only, with exact checks",
+            [gated(score_of(r, YES_NO_WHOLE), r) for r in rows],
+            YES_NO_WHOLE,
+        ),
+        (
+            "9 three-way label on selected evidence, with exact checks (previous default)",
             [gated(score_of(r, "selected"), r) for r in rows],
             "selected",
         ),
-        (
-            "5 + both evidence modes (mean score)",
-            [gated((score_of(r, "selected") + score_of(r, "whole")) / 2, r) for r in rows],
-            "selected+whole",
-        ),
     ]
+
+
+def split_score(row: dict[str, Any]) -> float:
+    """Step 6's score, lowered to the weakest sentence's P(yes) on a multi-sentence claim."""
+    both = (score_of(row, YES_NO_SELECTED) + score_of(row, YES_NO_WHOLE)) / 2
+    if row[SENTENCES].get("sentences", 1) < 2:
+        return both
+    return min(both, score_of(row, SENTENCES))
+
+
+def has_signal(row: dict[str, Any], key: str) -> bool:
+    if key == SENTENCES:  # a one-sentence claim has nothing more to judge
+        return key in row and "error" not in row[key]
+    return "p_supported" in row.get(key, {}) or "label" in row.get(key, {})
+
+
+def live_seconds(rows: list[dict[str, Any]], key: str) -> float:
+    """Mean seconds per claim over the claims judged live (cache hits would flatter it)."""
+    live = [r[key]["seconds"] for r in rows if key in r and not r[key].get("cached")]
+    return statistics.mean(live) if live else 0.0
 
 
 def score_steps(
@@ -261,12 +346,12 @@ def score_steps(
     gold = [r["gold"] == "supported" for r in rows]
     results: list[dict[str, Any]] = []
     for name, scores, modes in steps:
+        # An uncached run makes one call per evidence window (re-asks aside); seconds come
+        # from the claims that were judged live, not read from the cache.
         calls = sum(
-            sum(r.get(m, {}).get("calls", 0) for m in modes.split("+")) for r in rows
+            sum(r.get(m, {}).get("windows", 0) for m in modes.split("+")) for r in rows
         ) / len(rows)
-        seconds = sum(
-            sum(r.get(m, {}).get("seconds", 0.0) for m in modes.split("+")) for r in rows
-        ) / len(rows)
+        seconds = sum(live_seconds(rows, m) for m in modes.split("+"))
         finite = [(x, g) for x, g in zip(scores, gold, strict=True) if math.isfinite(x)]
         auc = roc_auc([x for x, _ in finite], [g for _, g in finite]) if finite else None
         if name.startswith("1 "):
@@ -312,6 +397,10 @@ def print_table(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> No
         previous = res["predicted"]
 
 
+def step_number(name: str) -> str:
+    return name.split(" ", 1)[0]
+
+
 def table(args: argparse.Namespace) -> int:
     rows = merged_rows(args.signals)
     if args.data is not None:
@@ -322,23 +411,28 @@ def table(args: argparse.Namespace) -> int:
             evidence = "\n\n".join(e["text"] for e in record["evidence"])
             row["checks"] = check_signals(record["claim"], evidence)
     k, seeds = args.folds, list(range(args.seeds))
-    paired = [
-        r for r in rows if "p_supported" in r.get("whole", {}) or "label" in r.get("whole", {})
-    ]
-    paired = [r for r in paired if "selected" in r]
-    complete = [r for r in rows if "selected" in r]
-    errors = {m: sum(1 for r in rows if "error" in r.get(m, {})) for m in MODES}
-    print(f"signals: {len(rows)} claims; judge errors per mode: {errors}")
+    keys = sorted({key for r in rows for key in r if isinstance(r[key], dict) and key != "checks"})
+    errors = {key: sum(1 for r in rows if "error" in r.get(key, {})) for key in keys}
+    print(f"signals: {len(rows)} claims; judge errors per signal: {errors}")
     print(f"{k}-fold stratified cross-validation, mean over {len(seeds)} seeds\n")
-    if len(paired) >= 4 * k:
-        print(f"### All steps, paired, on the {len(paired)} claims judged in both evidence modes\n")
-        print_table(paired, score_steps(paired, step_scores(paired), k, seeds))
-    print(f"\n### Selected-evidence steps on all {len(complete)} claims\n")
-    steps = [s for s in step_scores(complete) if s[2] == "selected"]
+
+    def runnable(subset: list[dict[str, Any]]) -> list[tuple[str, list[float], str]]:
+        steps = step_scores(subset)
+        return [s for s in steps if all(has_signal(r, m) for r in subset for m in s[2].split("+"))]
+
+    paired = [r for r in rows if all(has_signal(r, key) for key in keys)]
+    if len(paired) >= 4 * k and len(paired) < len(rows):
+        print(f"### Every step, paired, on the {len(paired)} claims with every signal\n")
+        print_table(paired, score_steps(paired, runnable(paired), k, seeds))
+    full_keys = [key for key in keys if all(has_signal(r, key) for r in rows)]
+    complete = [r for r in rows if all(has_signal(r, key) for key in full_keys)]
+    steps = runnable(complete)
+    print(f"\n### Every step with signals for all {len(complete)} claims\n")
     results = score_steps(complete, steps, k, seeds)
     print_table(complete, results)
-    final = results[-1]
-    print("\n### Default configuration (step 4) by dataset, held-out predictions\n")
+    chosen = next(i for i, s in enumerate(steps) if step_number(s[0]) == args.default)
+    final, scores = results[chosen], steps[chosen][1]
+    print(f"\n### Default configuration (step {args.default}) by dataset, held-out predictions\n")
     print("| dataset | n | balanced accuracy | supported recall | not-supported recall |")
     print("|---|---|---|---|---|")
     by_dataset: dict[str, list[int]] = {}
@@ -356,18 +450,15 @@ def table(args: argparse.Namespace) -> int:
             f"{tp}/{pos} | {tn}/{neg} |"
         )
     gold = [r["gold"] == "supported" for r in complete]
-    scores = step_scores(complete)[3][1]
-    from judge.calibrate import Objective as _Objective
-    from judge.calibrate import choose_threshold
-
     point = choose_threshold(
-        scores, [not g for g in gold], _Objective("balanced_accuracy"), flag_below=True
+        scores, [not g for g in gold], Objective("balanced_accuracy"), flag_below=True
     )
     print(
         f"\nthreshold chosen on all {len(complete)} claims (the shipped default): "
         f"t_entail = {point.threshold:.4f} (in-sample balanced accuracy "
         f"{point.balanced_accuracy:.3f}; the CV figure above is the honest estimate)"
     )
+    probe_table(complete, final["predicted"], args.t_contra)
     if args.failures:
         print("\n### Misclassified claims (held-out predictions of the default), by gold class\n")
         for cls in ("supported", "unsupported", "contradicted"):
@@ -380,6 +471,27 @@ def table(args: argparse.Namespace) -> int:
             for rid, ds, sc, ch in wrong[: args.failures]:
                 print(f"  {rid} ({ds}) score={sc:.3f} checks={ch}")
     return 0
+
+
+def probe_table(rows: list[dict[str, Any]], predicted: list[bool], t_contra: float) -> None:
+    """The contradiction probe on the claims the default flags: the three-way label-only
+    question's P(contradicted) on the same selected evidence, against gold where the source
+    dataset tells contradicted from unsupported."""
+    if not all(has_signal(r, "selected") for r in rows):
+        return
+    flagged = [r for r, p in zip(rows, predicted, strict=True) if not p]
+    split = {r["dataset"] for r in rows if r["gold"] == "contradicted"}
+    print(
+        f"\n### Contradiction probe on the {len(flagged)} flagged claims "
+        f"({len(flagged) / len(rows):.2f} extra calls per claim), t_contra = {t_contra}\n"
+    )
+    print("| gold | flagged | probe says contradicted |")
+    print("|---|---|---|")
+    for cls in ("contradicted", "unsupported", "supported"):
+        group = [r for r in flagged if r["gold"] == cls and r["dataset"] in split]
+        hit = sum(1 for r in group if (r["selected"].get("p_contradicted") or 0.0) >= t_contra)
+        print(f"| {cls} | {len(group)} | {hit} |")
+    print(f"\n(datasets that label contradictions: {', '.join(sorted(split))})")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -400,6 +512,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--folds", type=int, default=5)
     t.add_argument("--seeds", type=int, default=5)
     t.add_argument("--failures", type=int, default=0, help="list up to N misclassified per class")
+    t.add_argument("--default", default="5", help="the step number of the shipped default")
+    t.add_argument("--t-contra", type=float, default=0.5, help="the probe's threshold")
     t.set_defaults(run=table)
     args = parser.parse_args(argv)
     code: int = args.run(args)

@@ -42,6 +42,7 @@ from judge.entail import (
     DEFAULT_VARIANT,
     TOP_LOGPROBS,
     VARIANTS,
+    YES_NO_LABELS,
     TokenLogprobLike,
     VerdictVariant,
     entail_prompt,
@@ -197,8 +198,18 @@ class HttpJudge:
     async def entail(
         self, claim: Claim, premise: Premise, question: str | None = None
     ) -> EntailmentResult:
+        return await self._entail(claim, premise, question, self._shared.variant)
+
+    async def probe_contradiction(
+        self, claim: Claim, premise: Premise, question: str | None = None
+    ) -> EntailmentResult:
+        """The three-way label-only question, whose P(contradicted) the yes/no variant lacks."""
+        return await self._entail(claim, premise, question, "label_only")
+
+    async def _entail(
+        self, claim: Claim, premise: Premise, question: str | None, variant: VerdictVariant
+    ) -> EntailmentResult:
         settings = self._shared.settings
-        variant = self._shared.variant
         question = question.strip() if question and question.strip() else None
         model = await self.resolve_model()
         prompt = entail_prompt(premise, claim.text, question, nonce=self.nonce, variant=variant)
@@ -228,7 +239,11 @@ class HttpJudge:
         if settings.logprobs:
             tokens = _logprob_tokens(done.completion)
             if tokens:
-                scores = label_distribution(tokens, verdict.label)
+                scores = (
+                    label_distribution(tokens, verdict.label, key="answer", values=YES_NO_LABELS)
+                    if variant == "yes_no"
+                    else label_distribution(tokens, verdict.label)
+                )
         trace = JudgeTrace(
             model=model,
             template=f"{prompt.template}:{variant}",
@@ -244,7 +259,8 @@ class HttpJudge:
             label=verdict.label,
             reason=verdict.reason.strip(),
             p_supported=scores["supported"] if scores else None,
-            p_contradicted=scores["contradicted"] if scores else None,
+            # The yes/no question has no contradiction answer: no score rather than a zero.
+            p_contradicted=scores["contradicted"] if scores and variant != "yes_no" else None,
             evidence_quote=verdict.evidence_quote.strip() or None,
             evidence_ids=list(dict.fromkeys(verdict.evidence_ids)),
             trace=trace,

@@ -16,6 +16,12 @@ class CitationPolicy(StrEnum):
     SEARCH = "search"  # an uncited claim is aligned to the most similar passages
 
 
+class EvidenceMode(StrEnum):
+    SELECTED = "selected"  # the claim's best-matching evidence sentences (BM25) and neighbours
+    WHOLE = "whole"  # the whole cited passages, in token windows
+    BOTH = "both"  # both, one call each; the support score is the mean of the two
+
+
 class Extractor(StrEnum):
     SENTENCE = "sentence"  # one claim per sentence, no model call
     LLM = "llm"  # FActScore-style decomposition into atomic facts
@@ -47,7 +53,17 @@ class Settings(BaseSettings):
     concurrency: int = Field(default=2, ge=1, le=256)
     verdict_variant: str = Field(
         default="label_only",
-        description="judge output: label_only (score only, fastest) | label_first | quote_first",
+        description=(
+            "judge output: yes_no (binary score, fastest) | label_only (three-way score) "
+            "| label_first | quote_first (with reason and quoted evidence)"
+        ),
+    )
+    contradiction_probe: bool = Field(
+        default=True,
+        description=(
+            "with the yes_no variant, ask claims it finds unsupported the three-way question, "
+            "so contradictions are reported apart"
+        ),
     )
 
     # Pipeline.
@@ -67,7 +83,10 @@ class Settings(BaseSettings):
     max_passage_chars: int = Field(default=200_000, ge=1)
     window_tokens: int = Field(default=700, ge=64)
     window_overlap_tokens: int = Field(default=100, ge=0)
-    evidence_selection: bool = True
+    evidence_mode: EvidenceMode = Field(
+        default=EvidenceMode.SELECTED,
+        description="what the judge sees: selected sentences, whole passages, or both",
+    )
     selection_top_sentences: int = Field(default=4, ge=1)
     selection_neighbours: int = Field(default=1, ge=0)
 

@@ -8,23 +8,24 @@ No I/O here: :class:`judge.client.HttpJudge` sends the prompts built by :func:`e
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Annotated, ClassVar, Literal, Protocol, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from judge.protocols import EntailmentResult, Judge, JudgeLabel, Premise
-from judge.schemas import Claim, EvidenceSpan, JudgeTrace, Label
+from judge.protocols import EntailmentResult, JudgeLabel, Premise
+from judge.schemas import EvidenceSpan, Label
 from judge.templates import RenderedPrompt, neutralise, render
 
 ENTAIL_TEMPLATE = "entail.j2"
+YES_NO_TEMPLATE = "entail_yes_no.j2"
 ENTAIL_FENCES_WITH_QUESTION = ("EVIDENCE", "QUESTION", "CLAIM")
 ENTAIL_FENCES = ("EVIDENCE", "CLAIM")
 
-VerdictVariant = Literal["label_first", "quote_first", "label_only"]
+VerdictVariant = Literal["label_first", "quote_first", "label_only", "yes_no"]
 DEFAULT_VARIANT: VerdictVariant = "label_first"
 VARIANTS: tuple[VerdictVariant, ...] = get_args(VerdictVariant)
 LABELS: tuple[JudgeLabel, ...] = get_args(JudgeLabel)
@@ -146,9 +147,32 @@ class VerdictLabelOnly(BaseModel):
     evidence_ids: ClassVar[list[str]] = []
 
 
-def verdict_model(
-    variant: VerdictVariant,
-) -> type[Verdict] | type[VerdictQuoteFirst] | type[VerdictLabelOnly]:
+# Yes/no: "is the claim consistent with the evidence?" The fastest and, for small judges, the
+# most accurate scoring mode (benchmarks/ACCURACY.md). It cannot say "contradicted": with it,
+# contradictions come from the exact checks only. The answer token's probability is the score.
+YES_NO_LABELS: dict[str, JudgeLabel] = {"yes": "supported", "no": "unsupported"}
+
+
+class VerdictYesNo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    answer: Literal["yes", "no"]
+
+    reason: ClassVar[str] = ""
+    evidence_quote: ClassVar[str] = ""
+    evidence_ids: ClassVar[list[str]] = []
+
+    @property
+    def label(self) -> JudgeLabel:
+        return YES_NO_LABELS[self.answer]
+
+
+VerdictModel = type[Verdict] | type[VerdictQuoteFirst] | type[VerdictLabelOnly] | type[VerdictYesNo]
+
+
+def verdict_model(variant: VerdictVariant) -> VerdictModel:
+    if variant == "yes_no":
+        return VerdictYesNo
     if variant == "label_only":
         return VerdictLabelOnly
     if variant == "quote_first":
@@ -163,7 +187,7 @@ def entail_prompt(
 ) -> RenderedPrompt:
     question = question.strip() if question else None
     return render(
-        ENTAIL_TEMPLATE,
+        YES_NO_TEMPLATE if variant == "yes_no" else ENTAIL_TEMPLATE,
         nonce=nonce,
         fences=ENTAIL_FENCES_WITH_QUESTION if question else ENTAIL_FENCES,
         evidence=neutralise(premise.text),
@@ -249,8 +273,8 @@ class TokenLogprobLike(Protocol):
     def top_logprobs(self) -> Sequence[TopLogprobLike]: ...
 
 
-def label_value_offset(text: str) -> int | None:
-    """Offset of the first character of the top-level ``"label"`` string value in JSON text.
+def label_value_offset(text: str, key: str = "label") -> int | None:
+    """Offset of the first character of the top-level ``key`` string value in JSON text.
 
     A small scanner rather than a regex, so a ``"label"`` inside another string value (a quote
     that copies a fake verdict, say) is never taken for the key.
@@ -266,11 +290,11 @@ def label_value_offset(text: str) -> int | None:
                 end += 2 if text[end] == "\\" else 1
             if end >= length:
                 return None
-            key = text[position + 1 : end]
+            name = text[position + 1 : end]
             after = end + 1
             while after < length and text[after].isspace():
                 after += 1
-            if depth == 1 and after < length and text[after] == ":" and key == "label":
+            if depth == 1 and after < length and text[after] == ":" and name == key:
                 after += 1
                 while after < length and text[after].isspace():
                     after += 1
@@ -287,31 +311,46 @@ def label_value_offset(text: str) -> int | None:
     return None
 
 
-def _label_of(alternative: str, lead: str) -> JudgeLabel | None:
+LABEL_VALUES: dict[str, JudgeLabel] = {label: label for label in LABELS}
+
+
+def _label_of(
+    alternative: str, lead: str, values: Mapping[str, JudgeLabel] = LABEL_VALUES
+) -> JudgeLabel | None:
     """The label a token alternative starts, given the text ``lead`` that precedes the label
-    value inside the chosen token (``"`` or `` "`` when the token also opens the string)."""
+    value inside the chosen token (``"`` or `` "`` when the token also opens the string).
+    ``values`` maps each answer value the schema allows to the label it stands for."""
     if not alternative.startswith(lead):
         return None
     rest = alternative[len(lead) :]
     value, closed, _ = rest.partition('"')
     if not value:
         return None
-    matches = [label for label in LABELS if (label == value if closed else label.startswith(value))]
+    matches = [
+        label
+        for answer, label in values.items()
+        if (answer == value if closed else answer.startswith(value))
+    ]
     return matches[0] if len(matches) == 1 else None
 
 
 def label_distribution(
-    tokens: Sequence[TokenLogprobLike], label: JudgeLabel
+    tokens: Sequence[TokenLogprobLike],
+    label: JudgeLabel,
+    *,
+    key: str = "label",
+    values: Mapping[str, JudgeLabel] = LABEL_VALUES,
 ) -> dict[JudgeLabel, float] | None:
-    """P(label) over the three labels at the token where the label value starts.
+    """P(label) over the labels at the token where the ``key`` value starts.
 
-    Each top alternative at that position is mapped to the label it is a prefix of ("sup",
-    "supported" -> supported; "un" -> unsupported; "contr" -> contradicted); alternatives that
-    start no label are dropped and the mapped mass is renormalised. ``None`` when the position
-    cannot be found or the sampled token disagrees with the parsed ``label``.
+    Each top alternative at that position is mapped to the label its value is a prefix of
+    ("sup", "supported" -> supported; "un" -> unsupported; "contr" -> contradicted; for the
+    yes/no schema "y" -> supported, "n" -> unsupported); alternatives that start no value are
+    dropped and the mapped mass is renormalised. ``None`` when the position cannot be found or
+    the sampled token disagrees with the parsed ``label``.
     """
     text = "".join(t.token for t in tokens)
-    value_start = label_value_offset(text)
+    value_start = label_value_offset(text, key)
     if value_start is None:
         return None
     offset = 0
@@ -319,14 +358,14 @@ def label_distribution(
         end = offset + len(entry.token)
         if offset <= value_start < end:
             lead = entry.token[: value_start - offset]
-            chosen = _label_of(entry.token, lead)
+            chosen = _label_of(entry.token, lead, values)
             if chosen != label:
                 return None
             candidates = {alt.token: alt.logprob for alt in entry.top_logprobs}
             candidates.setdefault(entry.token, entry.logprob)
             mass: dict[JudgeLabel, float] = dict.fromkeys(LABELS, 0.0)
             for token, logprob in candidates.items():
-                mapped = _label_of(token, lead)
+                mapped = _label_of(token, lead, values)
                 if mapped is not None and math.isfinite(logprob):
                     mass[mapped] += math.exp(logprob)
             total = sum(mass.values())
@@ -358,79 +397,3 @@ def decide(result: EntailmentResult, t_entail: float, t_contra: float) -> Label:
     else:
         supported = result.label == "supported"
     return Label.SUPPORTED if supported else Label.UNSUPPORTED
-
-
-@dataclass
-class ClaimJudgement:
-    """The judge's decision on one claim over all its evidence windows."""
-
-    label: Label  # SUPPORTED, UNSUPPORTED or CONTRADICTED
-    p_supported: float | None  # highest over the windows judged
-    p_contradicted: float | None
-    reason: str
-    evidence: list[EvidenceSpan]
-    trace: JudgeTrace  # the deciding window's, with calls, tokens and time summed over windows
-    window: int
-    results: list[EntailmentResult] = field(default_factory=list)
-
-
-def _best(values: Sequence[float | None]) -> float | None:
-    known = [v for v in values if v is not None]
-    return max(known) if known else None
-
-
-async def judge_claim(
-    judge: Judge,
-    claim: Claim,
-    premises: Sequence[Premise],
-    question: str | None,
-    t_entail: float,
-    t_contra: float,
-) -> ClaimJudgement:
-    """Supported if any window supports the claim, contradicted if any window contradicts it
-    (contradiction wins, so judging stops at the first). A ``VerifierFault`` from any window
-    propagates: a claim is never decided on part of its evidence."""
-    if not premises:
-        raise ValueError(f"claim {claim.id!r} has no premise to be judged against")
-    results: list[EntailmentResult] = []
-    labels: list[Label] = []
-    for premise in premises:
-        result = await judge.entail(claim, premise, question)
-        results.append(result)
-        labels.append(decide(result, t_entail, t_contra))
-        if labels[-1] is Label.CONTRADICTED:
-            break
-
-    if Label.CONTRADICTED in labels:
-        label = Label.CONTRADICTED
-        deciding = labels.index(Label.CONTRADICTED)
-    elif Label.SUPPORTED in labels:
-        label = Label.SUPPORTED
-        supported = [i for i, lab in enumerate(labels) if lab is Label.SUPPORTED]
-        deciding = max(supported, key=lambda i: results[i].p_supported or 0.0)
-    else:
-        label = Label.UNSUPPORTED
-        deciding = max(range(len(results)), key=lambda i: results[i].p_supported or 0.0)
-
-    chosen = results[deciding]
-    premise = premises[deciding]
-    trace = chosen.trace.model_copy(
-        update={
-            "window": premise.window_index,
-            "cached": all(r.trace.cached for r in results),
-            "calls": sum(r.trace.calls for r in results),
-            "prompt_tokens": sum(r.trace.prompt_tokens for r in results),
-            "completion_tokens": sum(r.trace.completion_tokens for r in results),
-            "latency_s": sum(r.trace.latency_s for r in results),
-        }
-    )
-    return ClaimJudgement(
-        label=label,
-        p_supported=_best([r.p_supported for r in results]),
-        p_contradicted=_best([r.p_contradicted for r in results]),
-        reason=chosen.reason,
-        evidence=evidence_spans(premise, chosen.evidence_quote),
-        trace=trace,
-        window=premise.window_index,
-        results=results,
-    )

@@ -4,20 +4,25 @@ from __future__ import annotations
 
 from judge.align import Alignment
 from judge.calibration import Thresholds
-from judge.config import Settings
-from judge.entail import judge_claim as judge_over_windows
-from judge.protocols import Judge, Premise
-from judge.schemas import CheckOutcome, ClaimVerdict, EvidenceLedger, EvidenceSpan, Label, Passage
+from judge.config import EvidenceMode, Settings
+from judge.judgement import judge_over_views
+from judge.protocols import ContradictionProbe, Judge, Premise, PremisePiece
+from judge.schemas import (
+    CheckOutcome,
+    ClaimVerdict,
+    EvidenceLedger,
+    EvidenceSpan,
+    Label,
+    Passage,
+)
 from judge.select import select_evidence
 from judge.windows import SourceSpan, premises_for_claim
 
 
-def evidence_spans_for(
+def selected_spans(
     claim_text: str, passages: list[Passage], settings: Settings
-) -> list[SourceSpan] | None:
-    """The evidence sentences to judge against, or None for the whole cited passages."""
-    if not settings.evidence_selection:
-        return None
+) -> list[SourceSpan]:
+    """The claim's best-matching evidence sentences (BM25) with their neighbours."""
     selected = select_evidence(
         claim_text,
         passages,
@@ -39,19 +44,32 @@ async def judge_claim(
     # A claim aligned by search is judged against the passages search found.
     claim = alignment.claim.model_copy(update={"citations": alignment.passage_ids})
     passages = [p for pid in alignment.passage_ids if (p := ledger.get(pid)) is not None]
-    premises = premises_for_claim(
-        claim,
-        ledger,
-        window_tokens=settings.window_tokens,
-        overlap_tokens=settings.window_overlap_tokens,
-        spans=evidence_spans_for(claim.text, passages, settings),
+    spans = view_spans(claim.text, passages, settings)
+    views = [
+        premises_for_claim(
+            claim,
+            ledger,
+            window_tokens=settings.window_tokens,
+            overlap_tokens=settings.window_overlap_tokens,
+            spans=view,
+        )
+        for view in spans
+    ]
+    if len(views) == 2 and [p.text for p in views[0]] == [p.text for p in views[1]]:
+        # The selection kept every sentence (short passages): one view, one call.
+        spans, views = spans[1:], views[1:]
+    probe = (
+        judge if settings.contradiction_probe and isinstance(judge, ContradictionProbe) else None
     )
-    result = await judge_over_windows(
-        judge, claim, premises, question, thresholds.t_entail, thresholds.t_contra
+    result = await judge_over_views(
+        judge, claim, views, question, thresholds.t_entail, thresholds.t_contra, probe
     )
     trace = result.trace.model_copy(update={"calibration_hash": thresholds.hash})
+    premises = views[result.view]
     deciding = next((p for p in premises if p.window_index == result.window), premises[0])
-    evidence = result.evidence or premise_spans(deciding, ledger)
+    evidence = result.evidence or pointer_spans(
+        claim.text, deciding, passages, ledger, selected=spans[result.view] is not None
+    )
     return ClaimVerdict(
         claim=alignment.claim,
         label=result.label,
@@ -63,6 +81,51 @@ async def judge_claim(
         checks=outcomes,
         judge=trace,
     )
+
+
+# Enough for a claim that joins two facts; more would point at most of a short passage.
+POINTER_SENTENCES = 2
+
+
+def view_spans(
+    claim_text: str, passages: list[Passage], settings: Settings
+) -> list[list[SourceSpan] | None]:
+    """The evidence views a claim is judged on: each view's selected sentences, or None for
+    the whole passages (in token windows). With both, the selected view comes first."""
+    mode = settings.evidence_mode
+    spans: list[list[SourceSpan] | None] = []
+    if mode in (EvidenceMode.SELECTED, EvidenceMode.BOTH):
+        spans.append(selected_spans(claim_text, passages, settings))
+    if mode in (EvidenceMode.WHOLE, EvidenceMode.BOTH):
+        spans.append(None)
+    return spans
+
+
+def pointer_spans(
+    claim_text: str,
+    premise: Premise,
+    passages: list[Passage],
+    ledger: EvidenceLedger,
+    *,
+    selected: bool,
+) -> list[EvidenceSpan]:
+    """The evidence a verdict without a quote points at: the selected sentences it was judged
+    on or, when it was judged on whole passages, the claim's best-matching sentences inside the
+    window that decided it (the whole window if none match)."""
+    if selected:
+        return premise_spans(premise, ledger)
+    ranked = select_evidence(claim_text, passages, POINTER_SENTENCES, 0)
+    inside = [
+        EvidenceSpan(passage_id=s.passage_id, start=s.start, end=s.end, text=s.text)
+        for s in ranked
+        if any(_covers(piece, s.passage_id, s.start, s.end) for piece in premise.pieces)
+    ]
+    return inside or premise_spans(premise, ledger)
+
+
+def _covers(piece: PremisePiece, passage_id: str, start: int, end: int) -> bool:
+    piece_end = piece.passage_start + (piece.premise_end - piece.premise_start)
+    return piece.passage_id == passage_id and piece.passage_start <= start and end <= piece_end
 
 
 def premise_spans(premise: Premise, ledger: EvidenceLedger) -> list[EvidenceSpan]:

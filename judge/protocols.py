@@ -71,6 +71,16 @@ class Judge(Protocol):
 
 
 @runtime_checkable
+class ContradictionProbe(Protocol):
+    """Asks a three-way question (supported / unsupported / contradicted) of a claim that a
+    binary judge found unsupported, to keep contradictions apart from missing support."""
+
+    async def probe_contradiction(
+        self, claim: Claim, premise: Premise, question: str | None = None
+    ) -> EntailmentResult: ...
+
+
+@runtime_checkable
 class Decomposer(Protocol):
     """Splits a sentence into atomic, decontextualised facts."""
 

@@ -33,6 +33,8 @@ from judge.entail import label_value_offset
 FAKE_MODEL = "fake-judge"
 FAKE_BASE_URL = "http://fake-judge.test/v1"
 LABELS = ("supported", "unsupported", "contradicted")
+# The yes/no variant's answers: it has no contradiction answer, so "contradicted" reads "no".
+YES_NO = {"supported": "yes", "unsupported": "no", "contradicted": "no"}
 
 Spec = dict[str, Any] | httpx.Response | BaseException
 Script = Callable[[dict[str, Any]], Spec]
@@ -102,6 +104,8 @@ def verdict_json(
         "evidence_quote": quote,
         "evidence_ids": list(ids),
     }
+    if variant == "yes_no":
+        return json.dumps({"answer": YES_NO[label]})
     order: tuple[str, ...] = ("label", "reason", "evidence_quote", "evidence_ids")
     if variant == "quote_first":
         order = ("evidence_quote", "evidence_ids", "label", "reason")
@@ -123,14 +127,19 @@ def _entry(token: str, logprob: float, top: Sequence[tuple[str, float]] = ()) ->
 
 
 def logprob_content(
-    content: str, alternatives: Mapping[str, float], *, chosen: str, lead: str = ""
+    content: str,
+    alternatives: Mapping[str, float],
+    *,
+    chosen: str,
+    lead: str = "",
+    key: str = "label",
 ) -> list[dict[str, Any]]:
     """Logprob entries for ``content`` whose label-value token is ``lead + chosen``.
 
     ``alternatives`` maps each top token at that position to its probability (tokens include
     the ``lead``, as servers report them); every other token gets probability 1.
     """
-    start = label_value_offset(content)
+    start = label_value_offset(content, key)
     if start is None or not content.startswith(chosen, start):
         raise ValueError("content has no label value starting with the chosen token")
     head, tail = content[: start - len(lead)], content[start + len(chosen) :]
@@ -167,7 +176,12 @@ def verdict_response(
     """A verdict answer; with ``scores`` it carries logprobs for the label token."""
     content = verdict_json(label, reason, quote, ids, variant=variant)
     logprobs = None
-    if scores is not None:
+    if scores is not None and variant == "yes_no":
+        answers: dict[str, float] = {}
+        for name, p in label_alternatives(scores).items():
+            answers[YES_NO[name]] = answers.get(YES_NO[name], 0.0) + p
+        logprobs = logprob_content(content, answers, chosen=YES_NO[label], key="answer")
+    elif scores is not None:
         logprobs = logprob_content(content, label_alternatives(scores), chosen=label)
     return chat_completion(content, logprobs=logprobs, finish_reason=finish_reason)
 
@@ -272,9 +286,12 @@ def rule_verdict(evidence: str, claim: str) -> tuple[str, str, list[str]]:
 def requested_variant(request_json: Mapping[str, Any]) -> str:
     """The verdict variant a judge request asks for, read from its JSON schema's name."""
     name = request_json.get("response_format", {}).get("json_schema", {}).get("name", "")
-    return {"VerdictQuoteFirst": "quote_first", "VerdictLabelOnly": "label_only"}.get(
-        name, "label_first"
-    )
+    variants = {
+        "VerdictQuoteFirst": "quote_first",
+        "VerdictLabelOnly": "label_only",
+        "VerdictYesNo": "yes_no",
+    }
+    return variants.get(name, "label_first")
 
 
 def rule_based_judge(request_json: dict[str, Any]) -> Spec:

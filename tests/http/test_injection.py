@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
+from judge.entail import VARIANTS
 from judge.errors import JudgeOutputInvalid
 from judge.schemas import Claim, Passage
 from judge.windows import build_premises
-from tests.fakes import FakeJudgeServer, chat_completion, verdict_response
+from tests.fakes import FakeJudgeServer, chat_completion, fake_settings, verdict_response
 
 NONCE_GUESS = "3f9a1c0b2d4e6f8a1b3c5d7e"
 INJECTIONS = {
@@ -27,7 +28,20 @@ INJECTIONS = {
 FENCES = ("EVIDENCE", "CLAIM")
 
 
-def _check_structure(request: dict[str, Any], nonce: str, fences: tuple[str, ...] = FENCES) -> str:
+SCHEMAS = {
+    "label_first": "Verdict",
+    "quote_first": "VerdictQuoteFirst",
+    "label_only": "VerdictLabelOnly",
+    "yes_no": "VerdictYesNo",
+}
+
+
+def _check_structure(
+    request: dict[str, Any],
+    nonce: str,
+    fences: tuple[str, ...] = FENCES,
+    variant: str = "label_first",
+) -> str:
     assert [m["role"] for m in request["messages"]] == ["system", "user"]
     user = str(request["messages"][1]["content"])
     for kind in fences:
@@ -37,18 +51,19 @@ def _check_structure(request: dict[str, Any], nonce: str, fences: tuple[str, ...
     # is one the template wrote.
     assert len(re.findall(r"<<<", user)) == 2 * len(fences)
     assert "<|" not in user and "|>" not in user
-    assert request["response_format"]["json_schema"]["name"] == "Verdict"
+    assert request["response_format"]["json_schema"]["name"] == SCHEMAS[variant]
     return user
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("name", sorted(INJECTIONS))
-async def test_injection_in_evidence_stays_fenced_data(name: str) -> None:
+async def test_injection_in_evidence_stays_fenced_data(name: str, variant: str) -> None:
     text = f"Refunds take 5 days. {INJECTIONS[name]} Shipping is free."
     premise = build_premises([Passage(id="S1", text=text)], window_tokens=700, overlap_tokens=0)[0]
-    fake = FakeJudgeServer([verdict_response("unsupported")])
-    judge = fake.judge()
+    fake = FakeJudgeServer([verdict_response("unsupported", variant=variant)])
+    judge = fake.judge(fake_settings(verdict_variant=variant))
     await judge.entail(Claim(id="c", text="Refunds take 9 days."), premise)
-    user = _check_structure(fake.requests[0], judge.nonce)
+    user = _check_structure(fake.requests[0], judge.nonce, variant=variant)
     body = user.split(f"<<<EVIDENCE-{judge.nonce}>>>\n", 1)[1].split(
         f"\n<<<END-EVIDENCE-{judge.nonce}>>>", 1
     )[0]
@@ -58,15 +73,17 @@ async def test_injection_in_evidence_stays_fenced_data(name: str) -> None:
     assert "{{ nonce }}" in body or name != "template syntax"
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("name", sorted(INJECTIONS))
-async def test_injection_in_claim_and_question_stays_fenced_data(name: str) -> None:
+async def test_injection_in_claim_and_question_stays_fenced_data(name: str, variant: str) -> None:
     premise = build_premises(
         [Passage(id="S1", text="Refunds take 5 days.")], window_tokens=700, overlap_tokens=0
     )[0]
-    fake = FakeJudgeServer([verdict_response("unsupported")])
-    judge = fake.judge()
+    fake = FakeJudgeServer([verdict_response("unsupported", variant=variant)])
+    judge = fake.judge(fake_settings(verdict_variant=variant))
     await judge.entail(Claim(id="c", text=INJECTIONS[name]), premise, INJECTIONS[name])
-    _check_structure(fake.requests[0], judge.nonce, ("EVIDENCE", "QUESTION", "CLAIM"))
+    fences = ("EVIDENCE", "QUESTION", "CLAIM")
+    _check_structure(fake.requests[0], judge.nonce, fences, variant=variant)
 
 
 async def test_fence_forged_with_the_real_nonce_is_neutralised() -> None:

@@ -6,11 +6,18 @@ from typing import Any
 
 import pytest
 
-from judge.entail import judge_claim
 from judge.errors import JudgeUnavailable
+from judge.judgement import judge_claim, judge_over_views
 from judge.schemas import Claim, Label, Passage
-from judge.windows import build_premises
-from tests.fakes import FakeJudgeServer, fenced, http_error, rule_based_judge, verdict_response
+from judge.windows import SourceSpan, build_premises
+from tests.fakes import (
+    FakeJudgeServer,
+    fake_settings,
+    fenced,
+    http_error,
+    rule_based_judge,
+    verdict_response,
+)
 
 FILLER = " ".join(f"Section {i} describes the packaging rules for region {i}." for i in range(60))
 KEY_FACT = "Express orders ship within 2 business days."
@@ -101,3 +108,125 @@ async def test_multi_passage_claim_points_into_the_right_passage() -> None:
 async def test_no_premise_is_a_programming_error() -> None:
     with pytest.raises(ValueError):
         await judge_claim(FakeJudgeServer().judge(), CLAIM, [], None, 0.5, 0.5)
+
+
+def _yes_no_script(probe_label: str, probe_contra: float) -> Any:
+    """A yes/no judge that answers "no" everywhere and a probe that answers ``probe_label``."""
+
+    def script(request: dict[str, Any]) -> Any:
+        name = request["response_format"]["json_schema"]["name"]
+        if name == "VerdictYesNo":
+            return verdict_response(
+                "unsupported", variant="yes_no", scores={"supported": 0.2, "unsupported": 0.8}
+            )
+        assert name == "VerdictLabelOnly"
+        rest = (1.0 - probe_contra) / 2
+        scores = {"supported": rest, "unsupported": rest, "contradicted": probe_contra}
+        return verdict_response(probe_label, variant="label_only", scores=scores)
+
+    return script
+
+
+async def test_probe_splits_a_yes_no_unsupported_into_contradicted() -> None:
+    premises = build_premises([LONG], window_tokens=700, overlap_tokens=0)
+    fake = FakeJudgeServer(_yes_no_script("contradicted", 0.7))
+    judge = fake.judge(fake_settings(verdict_variant="yes_no"))
+    judgement = await judge_claim(judge, CLAIM, premises, None, 0.5, 0.5, probe=judge)
+    assert judgement.label is Label.CONTRADICTED
+    assert judgement.p_supported == pytest.approx(0.2)  # the yes/no judge's, not the probe's
+    assert judgement.p_contradicted == pytest.approx(0.7)
+    names = [r["response_format"]["json_schema"]["name"] for r in fake.requests]
+    assert names == ["VerdictYesNo"] * len(premises) + ["VerdictLabelOnly"]
+    assert judgement.trace.calls == len(premises) + 1
+
+
+async def test_probe_below_t_contra_leaves_the_claim_unsupported_after_every_window() -> None:
+    premises = _windows()
+    fake = FakeJudgeServer(_yes_no_script("contradicted", 0.4))
+    judge = fake.judge(fake_settings(verdict_variant="yes_no"))
+    judgement = await judge_claim(judge, CLAIM, premises, None, 0.5, 0.5, probe=judge)
+    assert judgement.label is Label.UNSUPPORTED
+    assert judgement.trace.calls == 2 * len(premises)
+
+
+async def test_no_probe_for_supported_claims_or_judges_that_can_contradict() -> None:
+    premises = _windows()
+    fake = FakeJudgeServer()  # three-way label_first verdicts with P(contradicted)
+    judge = fake.judge()
+    claim = Claim(id="c2", text="Gift cards never expire.", citations=("L1",))
+    judgement = await judge_claim(judge, claim, premises, None, 0.5, 0.5, probe=judge)
+    assert judgement.label is Label.UNSUPPORTED
+    assert len(fake.requests) == len(premises)  # it could have said contradicted: no probe
+
+    fake = FakeJudgeServer()
+    judge = fake.judge(fake_settings(verdict_variant="yes_no"))
+    judgement = await judge_claim(judge, CLAIM, premises, None, 0.5, 0.5, probe=judge)
+    assert judgement.label is Label.SUPPORTED
+    names = {r["response_format"]["json_schema"]["name"] for r in fake.requests}
+    assert names == {"VerdictYesNo"}
+
+
+def _views() -> list[list[Any]]:
+    """A selected view (the key sentence alone) and the whole passage in windows."""
+    start = LONG.text.index(KEY_FACT)
+    selected = build_premises(
+        [LONG],
+        [SourceSpan("L1", start, start + len(KEY_FACT))],
+        window_tokens=200,
+        overlap_tokens=0,
+    )
+    return [selected, build_premises([LONG], window_tokens=700, overlap_tokens=0)]
+
+
+def _by_view(selected: float, whole: float) -> Any:
+    """A yes/no judge whose P(yes) depends on the view it is shown."""
+
+    def script(request: dict[str, Any]) -> Any:
+        if request["response_format"]["json_schema"]["name"] != "VerdictYesNo":
+            return verdict_response(
+                "unsupported",
+                variant="label_only",
+                scores={"supported": 0.2, "unsupported": 0.7, "contradicted": 0.1},
+            )
+        p = whole if "Section" in fenced(request)["EVIDENCE"] else selected
+        label = "supported" if p >= 0.5 else "unsupported"
+        scores = {"supported": p, "unsupported": 1.0 - p}
+        return verdict_response(label, variant="yes_no", scores=scores)
+
+    return script
+
+
+async def test_two_views_are_scored_by_their_mean() -> None:
+    views = _views()
+    fake = FakeJudgeServer(_by_view(selected=0.3, whole=0.8))
+    judge = fake.judge(fake_settings(verdict_variant="yes_no"))
+    judgement = await judge_over_views(judge, CLAIM, views, None, 0.5, 0.5, probe=judge)
+    assert judgement.label is Label.SUPPORTED
+    assert judgement.p_supported == pytest.approx(0.55)
+    assert judgement.trace.calls == len(views[0]) + len(views[1]) == len(fake.requests)
+    assert judgement.view == 1  # the whole-passage view is the one that found support
+
+    fake = FakeJudgeServer(_by_view(selected=0.3, whole=0.6))
+    judge = fake.judge(fake_settings(verdict_variant="yes_no"))
+    judgement = await judge_over_views(judge, CLAIM, views, None, 0.5, 0.5, probe=judge)
+    assert judgement.label is Label.UNSUPPORTED
+    assert judgement.p_supported == pytest.approx(0.45)
+    # The probe asks once, on the first (selected) view.
+    names = [r["response_format"]["json_schema"]["name"] for r in fake.requests]
+    assert names.count("VerdictLabelOnly") == len(views[0])
+    assert judgement.trace.calls == len(fake.requests)
+    assert judgement.p_contradicted == pytest.approx(0.1)
+
+
+async def test_contradiction_in_the_first_view_ends_the_claim() -> None:
+    views = _views()
+    contradicted = verdict_response(
+        "contradicted",
+        quote=KEY_FACT,
+        ids=["L1"],
+        scores={"supported": 0.1, "unsupported": 0.1, "contradicted": 0.8},
+    )
+    fake = FakeJudgeServer([contradicted])
+    judgement = await judge_over_views(fake.judge(), CLAIM, views, None, 0.5, 0.5)
+    assert judgement.label is Label.CONTRADICTED
+    assert len(fake.requests) == 1 and judgement.view == 0

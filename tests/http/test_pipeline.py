@@ -267,6 +267,86 @@ async def test_label_only_verdicts_carry_score_reasons_and_selected_evidence_spa
             assert texts[span.passage_id][span.start : span.end] == span.text
 
 
+async def test_yes_no_variant_scores_claims_and_leaves_contradictions_to_the_checks() -> None:
+    fake = FakeJudgeServer()
+    settings = fake_settings(
+        check_conclusion=False, verdict_variant="yes_no", contradiction_probe=False
+    )
+    response = await verify(example("refund_policy.json"), settings, judge=fake.judge(settings))
+    schemas = {r["response_format"]["json_schema"]["name"] for r in fake.requests}
+    assert schemas == {"VerdictYesNo"}
+    labels = {v.claim.text.split(" [")[0]: v.label for v in response.verdicts}
+    # "60 days" against "30 days" is caught before any judge call, as a number mismatch.
+    assert Label.NUMBER_MISMATCH in labels.values()
+    assert len(fake.requests) == len(response.verdicts) - 1
+    assert Label.CONTRADICTED not in labels.values()
+    for verdict in response.verdicts:
+        if verdict.label in (Label.SUPPORTED, Label.UNSUPPORTED):
+            assert verdict.reason.startswith("P(supported)")
+            assert verdict.evidence, "the evidence judged is reported as passage spans"
+    assert response.action is not Action.PASS
+
+    # With the probe on, each claim the yes/no judge finds unsupported is asked three-way too.
+    fake = FakeJudgeServer()
+    probed = settings.model_copy(update={"contradiction_probe": True})
+    response = await verify(example("refund_policy.json"), probed, judge=fake.judge(probed))
+    names = [r["response_format"]["json_schema"]["name"] for r in fake.requests]
+    unsupported = [v for v in response.verdicts if v.label is Label.UNSUPPORTED]
+    assert unsupported
+    assert names.count("VerdictLabelOnly") == len(unsupported)
+    for verdict in unsupported:
+        assert verdict.judge is not None and verdict.judge.calls == 2
+
+
+async def test_whole_evidence_verdicts_point_at_the_best_matching_sentences() -> None:
+    fake = FakeJudgeServer()
+    settings = fake_settings(
+        check_conclusion=False, verdict_variant="yes_no", evidence_mode="whole"
+    )
+    request = example("refund_policy.json")
+    response = await verify(request, settings, judge=fake.judge(settings))
+    texts = {p["id"]: p["text"] for p in request["evidence"]}
+    # The judge saw whole passages ...
+    assert any(texts["S1"] in r["messages"][1]["content"] for r in fake.requests)
+    store_credit = next(v for v in response.verdicts if "store credit" in v.claim.text)
+    # ... and the verdict points at the sentences that match the claim, not the whole passage.
+    assert store_credit.evidence
+    assert sum(len(span.text) for span in store_credit.evidence) < len(texts["S1"])
+    assert any("store credit" in span.text for span in store_credit.evidence)
+    for span in store_credit.evidence:
+        assert texts[span.passage_id][span.start : span.end] == span.text
+
+
+async def test_both_evidence_views_cost_one_call_each_and_report_the_mean() -> None:
+    fake = FakeJudgeServer()
+    settings = fake_settings(
+        check_conclusion=False,
+        verdict_variant="yes_no",
+        evidence_mode="both",
+        contradiction_probe=False,
+    )
+    request = example("multi_hop.json")
+    filler = " ".join(f"Aisle {i} stocks seasonal goods for region {i}." for i in range(40))
+    for passage in request["evidence"]:
+        passage["text"] = f"{passage['text']} {filler}"  # long enough for selection to bite
+    response = await verify(request, settings, judge=fake.judge(settings))
+    judged = [v for v in response.verdicts if v.judge is not None]
+    assert judged
+    # One call for the selected sentences, one per window of the whole passages.
+    assert len(fake.requests) == sum(v.judge.calls for v in judged if v.judge)
+    for verdict in judged:
+        assert verdict.judge is not None and verdict.judge.calls >= 2
+        assert verdict.score is not None and verdict.reason.startswith("P(supported)")
+    shown = [len(fenced(r)["EVIDENCE"]) for r in fake.requests]
+    assert min(shown) < len(filler) < max(shown)
+
+    # Short passages: the selection keeps them whole, so the two views are one call.
+    fake = FakeJudgeServer()
+    response = await verify(example("multi_hop.json"), settings, judge=fake.judge(settings))
+    judged = [v for v in response.verdicts if v.judge is not None]
+    assert len(fake.requests) == len(judged)
+
+
 async def test_a_check_that_crashes_fails_its_claim_closed(monkeypatch: pytest.MonkeyPatch) -> None:
     class Broken:
         name = "broken"

@@ -8,13 +8,14 @@ from typing import Any
 import pytest
 from openai.types.chat import ChatCompletionTokenLogprob
 
-from judge.entail import decide, label_distribution, label_value_offset
+from judge.entail import YES_NO_LABELS, decide, label_distribution, label_value_offset
 from judge.protocols import EntailmentResult
 from judge.schemas import Claim, JudgeTrace, Label, Passage
 from judge.windows import build_premises
 from tests.fakes import (
     FakeJudgeServer,
     chat_completion,
+    fake_settings,
     logprob_content,
     verdict_json,
     verdict_response,
@@ -127,3 +128,35 @@ def test_decide(
     expected: Label,
 ) -> None:
     assert decide(_result(label, p_sup, p_con), t_entail, t_contra) is expected
+
+
+async def test_yes_no_scores_are_the_answer_token_probability_with_no_contradiction() -> None:
+    settings = fake_settings(verdict_variant="yes_no")
+    content = verdict_json("supported", variant="yes_no")
+    assert json.loads(content) == {"answer": "yes"}
+    alternatives = {"yes": 0.6, "y": 0.1, "no": 0.2, "{": 0.1}
+    logprobs = logprob_content(content, alternatives, chosen="yes", key="answer")
+    fake = FakeJudgeServer([chat_completion(content, logprobs=logprobs)])
+    result = await fake.judge(settings).entail(CLAIM, PREMISE)
+    request = fake.requests[0]
+    assert request["response_format"]["json_schema"]["name"] == "VerdictYesNo"
+    assert "consistent with the document" in request["messages"][1]["content"]
+    assert result.label == "supported"
+    # Mapped mass 0.9 ("{" starts no answer): 0.7 yes, 0.2 no.
+    assert result.p_supported == pytest.approx(0.7 / 0.9)
+    assert result.extra["p_unsupported"] == pytest.approx(0.2 / 0.9)
+    assert result.p_contradicted is None  # the question cannot say "contradicted"
+
+
+def test_yes_no_prefixes_map_to_answers_and_labels_elsewhere_are_ignored() -> None:
+    content = json.dumps({"answer": "no"})
+    # "supported" is no answer of this schema; "n" and "no" both start "no".
+    alternatives = {"n": 0.3, "no": 0.3, "yes": 0.2, "supported": 0.2}
+    tokens = _tokens(logprob_content(content, alternatives, chosen="no", key="answer"))
+    dist = label_distribution(tokens, "unsupported", key="answer", values=YES_NO_LABELS)
+    assert dist is not None
+    assert dist["unsupported"] == pytest.approx(0.6 / 0.8)
+    assert dist["supported"] == pytest.approx(0.2 / 0.8)
+    assert dist["contradicted"] == 0.0
+    # Read with the three-label vocabulary, the same tokens give no score.
+    assert label_distribution(tokens, "unsupported") is None
