@@ -27,6 +27,7 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -263,9 +264,33 @@ YES_NO_WHOLE, YES_NO_SELECTED = "whole@yes_no", "selected@yes_no"
 SENTENCES = "sentences@yes_no"
 
 
-def step_scores(rows: list[dict[str, Any]]) -> list[tuple[str, list[float], str]]:
-    """Each step's per-claim score (P(supported); -inf where an exact check decided) and the
-    signals it calls the judge for. Each step changes one thing from the step before it."""
+@dataclass
+class Step:
+    """One row of the table: a score per claim, the signals each claim's score spent (the judge
+    calls it costs), and the step it is compared with."""
+
+    name: str
+    scores: list[float]
+    spent: list[list[str]]
+    versus: str | None = None
+
+    @property
+    def number(self) -> str:
+        return self.name.split(" ", 1)[0]
+
+    @property
+    def needs(self) -> set[str]:
+        return {key for keys in self.spent for key in keys}
+
+
+def auto_key(row: dict[str, Any]) -> str:
+    """The `auto` evidence mode: the whole passages when they fit one window, else the
+    selected sentences."""
+    return YES_NO_WHOLE if row.get(YES_NO_WHOLE, {}).get("windows", 1) == 1 else YES_NO_SELECTED
+
+
+def step_scores(rows: list[dict[str, Any]]) -> list[Step]:
+    """Each step's per-claim score (P(supported); -inf where an exact check decided)."""
     checks = [c.name for c in default_checks()]
     fence = -math.inf
 
@@ -275,47 +300,63 @@ def step_scores(rows: list[dict[str, Any]]) -> list[tuple[str, list[float], str]
     def mean(row: dict[str, Any], *keys: str) -> float:
         return sum(score_of(row, k) for k in keys) / len(keys)
 
+    def each(*keys: str) -> list[list[str]]:
+        return [list(keys) for _ in rows]
+
+    both = (YES_NO_SELECTED, YES_NO_WHOLE)
     return [
-        (
+        Step(
             "1 naive judge: whole evidence, three-way JSON label",
             [1.0 if r.get("whole", {}).get("label") == "supported" else 0.0 for r in rows],
-            "whole",
+            each("whole"),
         ),
-        ("2 + score: P(supported), CV threshold", [score_of(r, "whole") for r in rows], "whole"),
-        (
+        Step(
+            "2 + score: P(supported), CV threshold",
+            [score_of(r, "whole") for r in rows],
+            each("whole"),
+            "1",
+        ),
+        Step(
             "3 + yes/no consistency question, P(yes)",
             [score_of(r, YES_NO_WHOLE) for r in rows],
-            YES_NO_WHOLE,
+            each(YES_NO_WHOLE),
+            "2",
         ),
-        (
-            "4 + evidence selection (BM25 top sentences)",
-            [score_of(r, YES_NO_SELECTED) for r in rows],
-            YES_NO_SELECTED,
-        ),
-        (
-            "5 + exact checks as a hard pre-filter",
-            [gated(score_of(r, YES_NO_SELECTED), r) for r in rows],
-            YES_NO_SELECTED,
-        ),
-        (
-            "6 + both evidence modes (mean P(yes))",
-            [gated(mean(r, YES_NO_SELECTED, YES_NO_WHOLE), r) for r in rows],
-            f"{YES_NO_SELECTED}+{YES_NO_WHOLE}",
-        ),
-        (
-            "7 + sentence split: also each sentence of a multi-sentence claim, whole evidence",
-            [gated(split_score(r), r) for r in rows],
-            f"{YES_NO_SELECTED}+{YES_NO_WHOLE}+{SENTENCES}",
-        ),
-        (
-            "8 whole evidence only, with exact checks",
+        Step(
+            "4 + exact checks as a hard pre-filter",
             [gated(score_of(r, YES_NO_WHOLE), r) for r in rows],
-            YES_NO_WHOLE,
+            each(YES_NO_WHOLE),
+            "3",
         ),
-        (
-            "9 three-way label on selected evidence, with exact checks (previous default)",
+        Step(
+            "5 4 on selected sentences (BM25) instead of whole passages",
+            [gated(score_of(r, YES_NO_SELECTED), r) for r in rows],
+            each(YES_NO_SELECTED),
+            "4",
+        ),
+        Step(
+            "6 4 on both views, mean P(yes)",
+            [gated(mean(r, *both), r) for r in rows],
+            each(*both),
+            "4",
+        ),
+        Step(
+            "7 4 in auto mode: whole passages if they fit one window, else selected",
+            [gated(score_of(r, auto_key(r)), r) for r in rows],
+            [[auto_key(r)] for r in rows],
+            "4",
+        ),
+        Step(
+            "8 6 + each sentence of a multi-sentence claim judged too (min)",
+            [gated(split_score(r), r) for r in rows],
+            each(*both, SENTENCES),
+            "6",
+        ),
+        Step(
+            "9 previous default: three-way label on selected sentences, exact checks",
             [gated(score_of(r, "selected"), r) for r in rows],
-            "selected",
+            each("selected"),
+            "7",
         ),
     ]
 
@@ -323,7 +364,7 @@ def step_scores(rows: list[dict[str, Any]]) -> list[tuple[str, list[float], str]
 def split_score(row: dict[str, Any]) -> float:
     """Step 6's score, lowered to the weakest sentence's P(yes) on a multi-sentence claim."""
     both = (score_of(row, YES_NO_SELECTED) + score_of(row, YES_NO_WHOLE)) / 2
-    if row[SENTENCES].get("sentences", 1) < 2:
+    if row.get(SENTENCES, {}).get("sentences", 1) < 2:
         return both
     return min(both, score_of(row, SENTENCES))
 
@@ -334,27 +375,32 @@ def has_signal(row: dict[str, Any], key: str) -> bool:
     return "p_supported" in row.get(key, {}) or "label" in row.get(key, {})
 
 
-def live_seconds(rows: list[dict[str, Any]], key: str) -> float:
+def live_seconds(rows: list[dict[str, Any]], spent: list[list[str]]) -> float:
     """Mean seconds per claim over the claims judged live (cache hits would flatter it)."""
-    live = [r[key]["seconds"] for r in rows if key in r and not r[key].get("cached")]
-    return statistics.mean(live) if live else 0.0
+    total = 0.0
+    for key in {k for keys in spent for k in keys}:
+        uses = [row[key] for row, keys in zip(rows, spent, strict=True) if key in keys]
+        live = [u.get("seconds", 0.0) for u in uses if not u.get("cached")]
+        if live:
+            total += statistics.mean(live) * len(uses) / len(rows)
+    return total
 
 
 def score_steps(
-    rows: list[dict[str, Any]], steps: list[tuple[str, list[float], str]], k: int, seeds: list[int]
+    rows: list[dict[str, Any]], steps: list[Step], k: int, seeds: list[int]
 ) -> list[dict[str, Any]]:
     gold = [r["gold"] == "supported" for r in rows]
     results: list[dict[str, Any]] = []
-    for name, scores, modes in steps:
-        # An uncached run makes one call per evidence window (re-asks aside); seconds come
-        # from the claims that were judged live, not read from the cache.
+    for step in steps:
+        # An uncached run makes one call per evidence window (re-asks aside).
         calls = sum(
-            sum(r.get(m, {}).get("windows", 0) for m in modes.split("+")) for r in rows
+            sum(row.get(key, {}).get("windows", 0) for key in keys)
+            for row, keys in zip(rows, step.spent, strict=True)
         ) / len(rows)
-        seconds = sum(live_seconds(rows, m) for m in modes.split("+"))
+        scores = step.scores
         finite = [(x, g) for x, g in zip(scores, gold, strict=True) if math.isfinite(x)]
         auc = roc_auc([x for x, _ in finite], [g for _, g in finite]) if finite else None
-        if name.startswith("1 "):
+        if step.number == "1":
             predicted = [x >= 0.5 for x in scores]
             ba, sd, thresholds = balanced_accuracy(gold, predicted), 0.0, None
         else:
@@ -363,12 +409,14 @@ def score_steps(
             predicted, thresholds = summary["pooled_predictions"], summary["thresholds"]
         results.append(
             {
-                "step": name,
+                "step": step.name,
+                "number": step.number,
+                "versus": step.versus,
                 "ba": ba,
                 "sd": sd,
                 "auc": auc,
                 "calls": calls,
-                "seconds": seconds,
+                "seconds": live_seconds(rows, step.spent),
                 "predicted": predicted,
                 "thresholds": thresholds,
             }
@@ -380,25 +428,21 @@ def print_table(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> No
     gold = [r["gold"] == "supported" for r in rows]
     print(
         "| step | balanced accuracy (CV mean ± fold sd) | ROC-AUC | judge calls / claim "
-        "| s / claim | McNemar vs previous step |"
+        "| s / claim | McNemar vs step |"
     )
     print("|---|---|---|---|---|---|")
-    previous: list[bool] | None = None
+    by_number = {res["number"]: res for res in results}
     for res in results:
         test = ""
-        if previous is not None:
-            a, b, p = mcnemar(gold, previous, res["predicted"])
-            test = f"{b} fixed, {a} broken, p = {p:.3f}"
+        base = by_number.get(res["versus"] or "")
+        if base is not None:
+            a, b, p = mcnemar(gold, base["predicted"], res["predicted"])
+            test = f"vs {base['number']}: {b} fixed, {a} broken, p = {p:.3f}"
         auc = f"{res['auc']:.3f}" if res["auc"] is not None else "–"
         print(
             f"| {res['step']} | {res['ba']:.3f} ± {res['sd']:.3f} | {auc} | "
             f"{res['calls']:.2f} | {res['seconds']:.1f} | {test} |"
         )
-        previous = res["predicted"]
-
-
-def step_number(name: str) -> str:
-    return name.split(" ", 1)[0]
 
 
 def table(args: argparse.Namespace) -> int:
@@ -418,7 +462,7 @@ def table(args: argparse.Namespace) -> int:
 
     def runnable(subset: list[dict[str, Any]]) -> list[tuple[str, list[float], str]]:
         steps = step_scores(subset)
-        return [s for s in steps if all(has_signal(r, m) for r in subset for m in s[2].split("+"))]
+        return [s for s in steps if all(has_signal(r, key) for r in subset for key in s.needs)]
 
     paired = [r for r in rows if all(has_signal(r, key) for key in keys)]
     if len(paired) >= 4 * k and len(paired) < len(rows):
@@ -430,8 +474,8 @@ def table(args: argparse.Namespace) -> int:
     print(f"\n### Every step with signals for all {len(complete)} claims\n")
     results = score_steps(complete, steps, k, seeds)
     print_table(complete, results)
-    chosen = next(i for i, s in enumerate(steps) if step_number(s[0]) == args.default)
-    final, scores = results[chosen], steps[chosen][1]
+    chosen = next(i for i, s in enumerate(steps) if s.number == args.default)
+    final, scores = results[chosen], steps[chosen].scores
     print(f"\n### Default configuration (step {args.default}) by dataset, held-out predictions\n")
     print("| dataset | n | balanced accuracy | supported recall | not-supported recall |")
     print("|---|---|---|---|---|")

@@ -20,6 +20,9 @@ class EvidenceMode(StrEnum):
     SELECTED = "selected"  # the claim's best-matching evidence sentences (BM25) and neighbours
     WHOLE = "whole"  # the whole cited passages, in token windows
     BOTH = "both"  # both, one call each; the support score is the mean of the two
+    # The whole passages when they fit in one token window, else the selected sentences: one
+    # call per claim, and no support lost to a window boundary.
+    AUTO = "auto"
 
 
 class Extractor(StrEnum):
@@ -85,7 +88,7 @@ class Settings(BaseSettings):
     window_overlap_tokens: int = Field(default=100, ge=0)
     evidence_mode: EvidenceMode = Field(
         default=EvidenceMode.SELECTED,
-        description="what the judge sees: selected sentences, whole passages, or both",
+        description="what the judge sees: selected sentences, whole passages, both, or auto",
     )
     selection_top_sentences: int = Field(default=4, ge=1)
     selection_neighbours: int = Field(default=1, ge=0)

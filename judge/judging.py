@@ -9,6 +9,7 @@ from judge.judgement import judge_over_views
 from judge.protocols import ContradictionProbe, Judge, Premise, PremisePiece
 from judge.schemas import (
     CheckOutcome,
+    Claim,
     ClaimVerdict,
     EvidenceLedger,
     EvidenceSpan,
@@ -44,20 +45,7 @@ async def judge_claim(
     # A claim aligned by search is judged against the passages search found.
     claim = alignment.claim.model_copy(update={"citations": alignment.passage_ids})
     passages = [p for pid in alignment.passage_ids if (p := ledger.get(pid)) is not None]
-    spans = view_spans(claim.text, passages, settings)
-    views = [
-        premises_for_claim(
-            claim,
-            ledger,
-            window_tokens=settings.window_tokens,
-            overlap_tokens=settings.window_overlap_tokens,
-            spans=view,
-        )
-        for view in spans
-    ]
-    if len(views) == 2 and [p.text for p in views[0]] == [p.text for p in views[1]]:
-        # The selection kept every sentence (short passages): one view, one call.
-        spans, views = spans[1:], views[1:]
+    spans, views = evidence_views(claim, passages, ledger, settings)
     probe = (
         judge if settings.contradiction_probe and isinstance(judge, ContradictionProbe) else None
     )
@@ -87,11 +75,40 @@ async def judge_claim(
 POINTER_SENTENCES = 2
 
 
+def evidence_views(
+    claim: Claim, passages: list[Passage], ledger: EvidenceLedger, settings: Settings
+) -> tuple[list[list[SourceSpan] | None], list[list[Premise]]]:
+    """The claim's evidence views: their selected sentences (None for whole passages) and
+    their premises, in token windows."""
+
+    def premises(spans: list[SourceSpan] | None) -> list[Premise]:
+        return premises_for_claim(
+            claim,
+            ledger,
+            window_tokens=settings.window_tokens,
+            overlap_tokens=settings.window_overlap_tokens,
+            spans=spans,
+        )
+
+    if settings.evidence_mode is EvidenceMode.AUTO:
+        whole = premises(None)
+        if len(whole) == 1:
+            return [None], [whole]
+        selected = selected_spans(claim.text, passages, settings)
+        return [selected], [premises(selected)]
+    spans = view_spans(claim.text, passages, settings)
+    views = [premises(view) for view in spans]
+    if len(views) == 2 and [p.text for p in views[0]] == [p.text for p in views[1]]:
+        # The selection kept every sentence (short passages): one view, one call.
+        return spans[1:], views[1:]
+    return spans, views
+
+
 def view_spans(
     claim_text: str, passages: list[Passage], settings: Settings
 ) -> list[list[SourceSpan] | None]:
-    """The evidence views a claim is judged on: each view's selected sentences, or None for
-    the whole passages (in token windows). With both, the selected view comes first."""
+    """The selected sentences of each fixed evidence view, None for the whole passages. With
+    both, the selected view comes first."""
     mode = settings.evidence_mode
     spans: list[list[SourceSpan] | None] = []
     if mode in (EvidenceMode.SELECTED, EvidenceMode.BOTH):

@@ -347,6 +347,32 @@ async def test_both_evidence_views_cost_one_call_each_and_report_the_mean() -> N
     assert len(fake.requests) == len(judged)
 
 
+async def test_auto_evidence_is_whole_when_it_fits_one_window_else_selected() -> None:
+    settings = fake_settings(
+        check_conclusion=False,
+        verdict_variant="yes_no",
+        evidence_mode="auto",
+        contradiction_probe=False,
+        window_tokens=200,
+    )
+    request = example("refund_policy.json")
+    fake = FakeJudgeServer()
+    response = await verify(request, settings, judge=fake.judge(settings))
+    judged = [v for v in response.verdicts if v.judge is not None]
+    assert len(fake.requests) == len(judged)  # one call per claim
+    texts = {p["id"]: p["text"] for p in request["evidence"]}
+    assert all(texts["S1"] in fenced(r)["EVIDENCE"] for r in fake.requests if "S1" in str(r))
+
+    filler = " ".join(f"Aisle {i} stocks seasonal goods for region {i}." for i in range(40))
+    for passage in request["evidence"]:
+        passage["text"] = f"{passage['text']} {filler}"  # several windows of 200 tokens
+    fake = FakeJudgeServer()
+    response = await verify(request, settings, judge=fake.judge(settings))
+    judged = [v for v in response.verdicts if v.judge is not None]
+    assert len(fake.requests) == len(judged)  # still one call per claim: the selected sentences
+    assert all(len(fenced(r)["EVIDENCE"]) < len(filler) for r in fake.requests)
+
+
 async def test_a_check_that_crashes_fails_its_claim_closed(monkeypatch: pytest.MonkeyPatch) -> None:
     class Broken:
         name = "broken"
