@@ -502,7 +502,7 @@ def table(args: argparse.Namespace) -> int:
         f"t_entail = {point.threshold:.4f} (in-sample balanced accuracy "
         f"{point.balanced_accuracy:.3f}; the CV figure above is the honest estimate)"
     )
-    probe_table(complete, final["predicted"], args.t_contra)
+    probe_table(complete, final["predicted"])
     if args.failures:
         print("\n### Misclassified claims (held-out predictions of the default), by gold class\n")
         for cls in ("supported", "unsupported", "contradicted"):
@@ -517,24 +517,28 @@ def table(args: argparse.Namespace) -> int:
     return 0
 
 
-def probe_table(rows: list[dict[str, Any]], predicted: list[bool], t_contra: float) -> None:
+def probe_table(rows: list[dict[str, Any]], predicted: list[bool]) -> None:
     """The contradiction probe on the claims the default flags: the three-way label-only
-    question's P(contradicted) on the same selected evidence, against gold where the source
-    dataset tells contradicted from unsupported."""
+    question's P(contradicted) on the selected evidence, against gold where the source dataset
+    tells contradicted from unsupported, at a few thresholds."""
     if not all(has_signal(r, "selected") for r in rows):
         return
     flagged = [r for r, p in zip(rows, predicted, strict=True) if not p]
     split = {r["dataset"] for r in rows if r["gold"] == "contradicted"}
+    levels = (0.3, 0.4, 0.5)
     print(
         f"\n### Contradiction probe on the {len(flagged)} flagged claims "
-        f"({len(flagged) / len(rows):.2f} extra calls per claim), t_contra = {t_contra}\n"
+        f"({len(flagged) / len(rows):.2f} extra calls per claim)\n"
     )
-    print("| gold | flagged | probe says contradicted |")
-    print("|---|---|---|")
+    print("| gold | flagged | " + " | ".join(f"P(contradicted) ≥ {t}" for t in levels) + " |")
+    print("|---|---|" + "---|" * len(levels))
     for cls in ("contradicted", "unsupported", "supported"):
         group = [r for r in flagged if r["gold"] == cls and r["dataset"] in split]
-        hit = sum(1 for r in group if (r["selected"].get("p_contradicted") or 0.0) >= t_contra)
-        print(f"| {cls} | {len(group)} | {hit} |")
+        hits = [
+            sum(1 for r in group if (r["selected"].get("p_contradicted") or 0.0) >= t)
+            for t in levels
+        ]
+        print(f"| {cls} | {len(group)} | " + " | ".join(str(h) for h in hits) + " |")
     print(f"\n(datasets that label contradictions: {', '.join(sorted(split))})")
 
 
@@ -557,7 +561,6 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--seeds", type=int, default=5)
     t.add_argument("--failures", type=int, default=0, help="list up to N misclassified per class")
     t.add_argument("--default", default="5", help="the step number of the shipped default")
-    t.add_argument("--t-contra", type=float, default=0.5, help="the probe's threshold")
     t.set_defaults(run=table)
     args = parser.parse_args(argv)
     code: int = args.run(args)

@@ -55,7 +55,7 @@ class Settings(BaseSettings):
     logprobs: bool = True
     concurrency: int = Field(default=2, ge=1, le=256)
     verdict_variant: str = Field(
-        default="label_only",
+        default="yes_no",
         description=(
             "judge output: yes_no (binary score, fastest) | label_only (three-way score) "
             "| label_first | quote_first (with reason and quoted evidence)"
@@ -87,7 +87,7 @@ class Settings(BaseSettings):
     window_tokens: int = Field(default=700, ge=64)
     window_overlap_tokens: int = Field(default=100, ge=0)
     evidence_mode: EvidenceMode = Field(
-        default=EvidenceMode.SELECTED,
+        default=EvidenceMode.AUTO,
         description="what the judge sees: selected sentences, whole passages, both, or auto",
     )
     selection_top_sentences: int = Field(default=4, ge=1)

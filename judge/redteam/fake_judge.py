@@ -82,6 +82,9 @@ class RuleJudge:
         if schema.startswith("Verdict"):
             fields = body["response_format"]["json_schema"].get("schema", {}).get("properties", {})
             verdict = self.verdict(user)
+            if "answer" in fields:  # the yes/no question: no contradiction answer
+                answer = "yes" if verdict["label"] == "supported" else "no"
+                return _completion(json.dumps({"answer": answer}))
             order = [name for name in fields if name in verdict] or list(verdict)
             return _completion(json.dumps({name: verdict[name] for name in order}))
         blocks = _blocks(user)
