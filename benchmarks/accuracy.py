@@ -4,13 +4,13 @@
         --out benchmarks/results/accuracy_signals.jsonl
     python benchmarks/accuracy.py table --signals benchmarks/results/accuracy_signals.jsonl
 
-`collect` runs, per claim, the exact checks (no model call) and the judge in two evidence
-modes: the whole cited evidence (windowed), and the evidence sentences selected for the claim.
-It records the judge's own label and P(supported) / P(contradicted) from the label token's
-log-probabilities. It appends one JSON line per claim and skips ids already written, so an
-interrupted run resumes. The judge runs in the `label_only` variant: its prompt is byte-identical
-to the default `label_first` verdict's, so the label token's probabilities are the same; only
-the reason and quote that follow the label are not generated (measured: see ACCURACY.md).
+`collect` runs, per claim, the exact checks (no model call) and the judge in the evidence modes
+asked for: the whole cited evidence (windowed), the evidence sentences selected for the claim,
+or each sentence of a multi-sentence claim on the whole evidence. It records the judge's answer
+and its scores from the answer token's log-probabilities: P(supported) / P(contradicted) for the
+three-way `label_only` variant (its prompt is byte-identical to `label_first`'s, so the scores are
+the same), P(yes) for `yes_no`. It appends one JSON line per claim and skips ids already
+written, so an interrupted run resumes.
 
 `table` scores each step with thresholds chosen by stratified k-fold cross-validation (a fold's
 threshold is never scored on the records it was tuned on), and compares steps with McNemar's test.

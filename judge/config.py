@@ -94,7 +94,7 @@ class Settings(BaseSettings):
     selection_neighbours: int = Field(default=1, ge=0)
 
     # Decision thresholds on P(supported) and P(contradicted); see README "Thresholds".
-    t_entail: float = Field(default=0.46, ge=0.0, le=1.0)
+    t_entail: float = Field(default=0.43, ge=0.0, le=1.0)
     t_contra: float = Field(default=0.5, ge=0.0, le=1.0)
     calibration_file: Path | None = None
 
