@@ -358,7 +358,20 @@ def step_scores(rows: list[dict[str, Any]]) -> list[Step]:
             each("selected"),
             "7",
         ),
+        Step(
+            "10 7 + each sentence of a multi-sentence claim judged too (min)",
+            [gated(min(score_of(r, auto_key(r)), sentence_score(r)), r) for r in rows],
+            [[auto_key(r), SENTENCES] for r in rows],
+            "7",
+        ),
     ]
+
+
+def sentence_score(row: dict[str, Any]) -> float:
+    """The weakest sentence's P(yes) on a multi-sentence claim; +inf on a one-sentence claim."""
+    if row.get(SENTENCES, {}).get("sentences", 1) < 2:
+        return math.inf
+    return score_of(row, SENTENCES)
 
 
 def split_score(row: dict[str, Any]) -> float:

@@ -61,6 +61,13 @@ class Settings(BaseSettings):
             "| label_first | quote_first (with reason and quoted evidence)"
         ),
     )
+    judge_claim_sentences: bool = Field(
+        default=False,
+        description=(
+            "also judge each sentence of a multi-sentence claim on the whole passages; the "
+            "claim is as supported as its weakest sentence"
+        ),
+    )
     contradiction_probe: bool = Field(
         default=True,
         description=(

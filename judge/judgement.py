@@ -188,3 +188,42 @@ async def _probed(
     unsupported = _with_spent(judgement, spent)
     unsupported.p_contradicted = _best([r.p_contradicted for r in spent])
     return unsupported
+
+
+async def judge_sentences(
+    judge: Judge,
+    whole: ClaimJudgement,
+    sentences: Sequence[tuple[Claim, Sequence[Premise]]],
+    question: str | None,
+    t_entail: float,
+    t_contra: float,
+) -> ClaimJudgement:
+    """A multi-sentence claim judged whole (``whole``) and sentence by sentence: it is as
+    supported as its weakest part, and contradicted if any part is. Small judges pass a
+    summary whose one edited sentence hides among true ones; asked alone, that sentence fails.
+    ``view`` and ``window`` stay those of the whole claim's judgement, whose evidence views the
+    caller holds."""
+    parts = [whole]
+    for sentence, premises in sentences:
+        part = await judge_claim(judge, sentence, premises, question, t_entail, t_contra)
+        parts.append(part)
+        if part.label is Label.CONTRADICTED:
+            break
+    spent = [result for part in parts for result in part.results]
+    contradicted = [part for part in parts if part.label is Label.CONTRADICTED]
+    if contradicted:
+        return _with_spent(replace(contradicted[0], view=whole.view, window=whole.window), spent)
+    scores = [part.p_supported for part in parts]
+    if all(score is not None for score in scores):
+        weakest = min(score or 0.0 for score in scores)
+        label = Label.SUPPORTED if weakest >= t_entail else Label.UNSUPPORTED
+    else:
+        weakest = None
+        supported = all(part.label is Label.SUPPORTED for part in parts)
+        label = Label.SUPPORTED if supported else Label.UNSUPPORTED
+    judged = _with_spent(whole, spent)
+    judged.label, judged.p_supported = label, weakest
+    if label is not whole.label:
+        failing = min(parts[1:], key=lambda part: part.p_supported or 0.0)
+        judged.reason = failing.reason
+    return judged

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from judge.align import Alignment
 from judge.calibration import Thresholds
+from judge.claims import split_sentences
 from judge.config import EvidenceMode, Settings
-from judge.judgement import judge_over_views
+from judge.judgement import judge_over_views, judge_sentences
 from judge.protocols import ContradictionProbe, Judge, Premise, PremisePiece
 from judge.schemas import (
     CheckOutcome,
@@ -52,6 +53,23 @@ async def judge_claim(
     result = await judge_over_views(
         judge, claim, views, question, thresholds.t_entail, thresholds.t_contra, probe
     )
+    sentences = sentence_claims(claim) if settings.judge_claim_sentences else []
+    if len(sentences) > 1 and result.label is not Label.CONTRADICTED:
+        each = [
+            (
+                sentence,
+                premises_for_claim(
+                    sentence,
+                    ledger,
+                    window_tokens=settings.window_tokens,
+                    overlap_tokens=settings.window_overlap_tokens,
+                ),
+            )
+            for sentence in sentences
+        ]
+        result = await judge_sentences(
+            judge, result, each, question, thresholds.t_entail, thresholds.t_contra
+        )
     trace = result.trace.model_copy(update={"calibration_hash": thresholds.hash})
     premises = views[result.view]
     deciding = next((p for p in premises if p.window_index == result.window), premises[0])
@@ -102,6 +120,15 @@ def evidence_views(
         # The selection kept every sentence (short passages): one view, one call.
         return spans[1:], views[1:]
     return spans, views
+
+
+def sentence_claims(claim: Claim) -> list[Claim]:
+    """The sentences of a claim, each a claim with the same citations."""
+    sentences = split_sentences(claim.text, strict=False)
+    return [
+        claim.model_copy(update={"id": f"{claim.id}.s{number}", "text": sentence.text})
+        for number, sentence in enumerate(sentences, start=1)
+    ]
 
 
 def view_spans(

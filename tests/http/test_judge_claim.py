@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from judge.errors import JudgeUnavailable
-from judge.judgement import judge_claim, judge_over_views
+from judge.judgement import judge_claim, judge_over_views, judge_sentences
 from judge.schemas import Claim, Label, Passage
 from judge.windows import SourceSpan, build_premises
 from tests.fakes import (
@@ -230,3 +230,40 @@ async def test_contradiction_in_the_first_view_ends_the_claim() -> None:
     judgement = await judge_over_views(fake.judge(), CLAIM, views, None, 0.5, 0.5)
     assert judgement.label is Label.CONTRADICTED
     assert len(fake.requests) == 1 and judgement.view == 0
+
+
+def _by_claim(scores: dict[str, float]) -> Any:
+    """A yes/no judge whose P(yes) depends on the claim it is asked about."""
+
+    def script(request: dict[str, Any]) -> Any:
+        p = scores[fenced(request)["CLAIM"]]
+        label = "supported" if p >= 0.5 else "unsupported"
+        return verdict_response(
+            label, variant="yes_no", scores={"supported": p, "unsupported": 1.0 - p}
+        )
+
+    return script
+
+
+async def test_a_claim_is_as_supported_as_its_weakest_sentence() -> None:
+    premises = build_premises([LONG], window_tokens=5000, overlap_tokens=0)
+    first, second = "Express orders ship within 2 business days.", "They ship free."
+    claim = Claim(id="c9", text=f"{first} {second}", citations=("L1",))
+    parts = [
+        (claim.model_copy(update={"id": f"c9.s{n}", "text": t}), premises)
+        for n, t in enumerate((first, second), start=1)
+    ]
+    fake = FakeJudgeServer(_by_claim({claim.text: 0.8, first: 0.9, second: 0.2}))
+    judge = fake.judge(fake_settings(verdict_variant="yes_no"))
+    whole = await judge_claim(judge, claim, premises, None, 0.5, 0.5)
+    assert whole.label is Label.SUPPORTED
+    judged = await judge_sentences(judge, whole, parts, None, 0.5, 0.5)
+    assert judged.label is Label.UNSUPPORTED
+    assert judged.p_supported == pytest.approx(0.2)
+    assert judged.trace.calls == 3 == len(fake.requests)
+
+    fake = FakeJudgeServer(_by_claim({claim.text: 0.8, first: 0.9, second: 0.7}))
+    judge = fake.judge(fake_settings(verdict_variant="yes_no"))
+    whole = await judge_claim(judge, claim, premises, None, 0.5, 0.5)
+    judged = await judge_sentences(judge, whole, parts, None, 0.5, 0.5)
+    assert judged.label is Label.SUPPORTED and judged.p_supported == pytest.approx(0.7)

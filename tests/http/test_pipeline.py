@@ -373,6 +373,36 @@ async def test_auto_evidence_is_whole_when_it_fits_one_window_else_selected() ->
     assert all(len(fenced(r)["EVIDENCE"]) < len(filler) for r in fake.requests)
 
 
+async def test_multi_sentence_structured_claims_are_judged_sentence_by_sentence() -> None:
+    request = {
+        "evidence": [{"id": "S1", "text": "Opened items can be returned within 14 days."}],
+        "claims": [
+            {
+                "text": "Opened items can be returned within 14 days. Returns cost nothing.",
+                "chunk_ids": ["S1"],
+            }
+        ],
+    }
+    settings = fake_settings(
+        check_conclusion=False, verdict_variant="yes_no", contradiction_probe=False
+    )
+    fake = FakeJudgeServer()
+    response = await verify(request, settings, judge=fake.judge(settings))
+    assert len(fake.requests) == 1  # off by default: the claim is judged whole
+
+    fake = FakeJudgeServer()
+    on = settings.model_copy(update={"judge_claim_sentences": True})
+    response = await verify(request, on, judge=fake.judge(on))
+    claims = [fenced(r)["CLAIM"] for r in fake.requests]
+    assert claims[1:] == [
+        "Opened items can be returned within 14 days.",
+        "Returns cost nothing.",
+    ]
+    (verdict,) = response.verdicts
+    assert verdict.label is Label.UNSUPPORTED  # the second sentence has no support
+    assert verdict.judge is not None and verdict.judge.calls == 3
+
+
 async def test_a_check_that_crashes_fails_its_claim_closed(monkeypatch: pytest.MonkeyPatch) -> None:
     class Broken:
         name = "broken"
