@@ -62,7 +62,7 @@ class Settings(BaseSettings):
         ),
     )
     judge_claim_sentences: bool = Field(
-        default=False,
+        default=True,
         description=(
             "also judge each sentence of a multi-sentence claim on the whole passages; the "
             "claim is as supported as its weakest sentence"
@@ -101,7 +101,7 @@ class Settings(BaseSettings):
     selection_neighbours: int = Field(default=1, ge=0)
 
     # Decision thresholds on P(supported) and P(contradicted); see README "Thresholds".
-    t_entail: float = Field(default=0.43, ge=0.0, le=1.0)
+    t_entail: float = Field(default=0.41, ge=0.0, le=1.0)
     t_contra: float = Field(default=0.5, ge=0.0, le=1.0)
     calibration_file: Path | None = None
 

@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from judge.cache import VerdictCache
+from judge.config import Settings
 from judge.pipeline import verify
 from judge.schemas import Action, Label
 from tests.fakes import (
@@ -384,14 +385,18 @@ async def test_multi_sentence_structured_claims_are_judged_sentence_by_sentence(
         ],
     }
     settings = fake_settings(
-        check_conclusion=False, verdict_variant="yes_no", contradiction_probe=False
+        check_conclusion=False,
+        verdict_variant="yes_no",
+        contradiction_probe=False,
+        judge_claim_sentences=False,
     )
     fake = FakeJudgeServer()
     response = await verify(request, settings, judge=fake.judge(settings))
-    assert len(fake.requests) == 1  # off by default: the claim is judged whole
+    assert len(fake.requests) == 1  # turned off: the claim is judged whole
 
     fake = FakeJudgeServer()
     on = settings.model_copy(update={"judge_claim_sentences": True})
+    assert Settings().judge_claim_sentences  # on by default
     response = await verify(request, on, judge=fake.judge(on))
     claims = [fenced(r)["CLAIM"] for r in fake.requests]
     assert claims[1:] == [
