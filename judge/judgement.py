@@ -126,26 +126,16 @@ def _judgement(
     premise: Premise,
     spent: list[EntailmentResult],
 ) -> ClaimJudgement:
-    trace = chosen.trace.model_copy(
-        update={
-            "window": premise.window_index,
-            "cached": all(r.trace.cached for r in spent),
-            "calls": sum(r.trace.calls for r in spent),
-            "prompt_tokens": sum(r.trace.prompt_tokens for r in spent),
-            "completion_tokens": sum(r.trace.completion_tokens for r in spent),
-            "latency_s": sum(r.trace.latency_s for r in spent),
-        }
-    )
-    return ClaimJudgement(
+    judgement = ClaimJudgement(
         label=label,
         p_supported=_best([r.p_supported for r in spent]),
         p_contradicted=_best([r.p_contradicted for r in spent]),
         reason=chosen.reason,
         evidence=evidence_spans(premise, chosen.evidence_quote),
-        trace=trace,
+        trace=chosen.trace.model_copy(update={"window": premise.window_index}),
         window=premise.window_index,
-        results=list(spent),
     )
+    return _with_spent(judgement, list(spent))
 
 
 def _spent_on(chosen: ClaimJudgement, parts: list[ClaimJudgement]) -> ClaimJudgement:
