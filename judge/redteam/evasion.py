@@ -14,7 +14,7 @@ from functools import partial
 
 from judge.redteam import transforms as tx
 from judge.redteam.model import Attack, Expect, Expectation, Seed, Sentence, Variant
-from judge.redteam.picking import first_hold, in_evidence
+from judge.redteam.picking import attack_first, in_evidence
 from judge.schemas import Label
 
 FAMILY = "evasion"
@@ -40,7 +40,7 @@ def _token_attack(
     """Rewrite the first token (found by ``spans``) that occurs in the cited evidence: made
     wrong first (a value the evidence does not hold) when ``wrong``, then ``encode``d."""
 
-    def edit(_index: int, sentence: Sentence) -> str | None:
+    def edit(_index: int, sentence: Sentence) -> Sentence | None:
         evidence = seed.cited_text(sentence)
         for start, end in spans(sentence.text):
             token = sentence.text[start:end]
@@ -49,16 +49,10 @@ def _token_attack(
             value = wrong_value(token, evidence) if wrong else token
             new = None if value is None else encode(value)
             if new is not None and new != token:
-                return tx.replace_span(sentence.text, start, end, new)
+                return Sentence(tx.replace_span(sentence.text, start, end, new), sentence.cites)
         return None
 
-    hold = first_hold(seed, edit)
-    if hold is None:
-        return None
-    index, text = hold
-    clean = seed.only(index)
-    attacked = clean.replace_sentence(0, Sentence(text, clean.sentences[0].cites))
-    return Variant(attacked.request(), expect, baseline=clean)
+    return attack_first(seed, edit, expect)
 
 
 def wrong_value(token: str, evidence: str) -> str | None:
@@ -84,13 +78,11 @@ def _changed(rewrite: Rewrite) -> Rewrite:
 
 
 def _sentence_attack(seed: Seed, edit: Rewrite, expect: Expectation) -> Variant | None:
-    hold = first_hold(seed, lambda _i, s: edit(s.text))
-    if hold is None:
-        return None
-    index, text = hold
-    clean = seed.only(index)
-    attacked = clean.replace_sentence(0, Sentence(text, clean.sentences[0].cites))
-    return Variant(attacked.request(), expect, baseline=clean)
+    def rewrite(_index: int, sentence: Sentence) -> Sentence | None:
+        text = edit(sentence.text)
+        return None if text is None else Sentence(text, sentence.cites)
+
+    return attack_first(seed, rewrite, expect)
 
 
 def _identifiers(text: str) -> list[tuple[int, int]]:

@@ -14,7 +14,7 @@ from functools import partial
 
 from judge.redteam import transforms as tx
 from judge.redteam.model import Attack, Expect, Expectation, Seed, Sentence, Variant
-from judge.redteam.picking import first_hold, in_evidence
+from judge.redteam.picking import attack_first, in_evidence
 from judge.schemas import Label
 
 FAMILY = "meaning"
@@ -28,13 +28,7 @@ def _edit_one(
     expect: Expectation,
     judge_dependent: bool,
 ) -> Variant | None:
-    hold = first_hold(seed, lambda _i, s: edit(seed, s))
-    if hold is None:
-        return None
-    index, sentence = hold
-    clean = seed.only(index)
-    attacked = clean.replace_sentence(0, sentence)
-    return Variant(attacked.request(), expect, baseline=clean, judge_dependent=judge_dependent)
+    return attack_first(seed, lambda _i, s: edit(seed, s), expect, judge_dependent=judge_dependent)
 
 
 def _text_edit(rewrite: Callable[[str], str | None]) -> Callable[[Seed, Sentence], Sentence | None]:

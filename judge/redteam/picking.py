@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from judge.claims import content_words, word_form
-from judge.redteam.model import Seed, Sentence
+from judge.redteam.model import Expectation, Seed, Sentence, Variant
 from judge.redteam.transforms import numbers_in
 
 T = TypeVar("T")
@@ -53,6 +53,24 @@ def first_hold(seed: Seed, edit: Callable[[int, Sentence], T | None]) -> tuple[i
         if result is not None:
             return index, result
     return None
+
+
+def attack_first(
+    seed: Seed,
+    edit: Callable[[int, Sentence], Sentence | None],
+    expect: Expectation,
+    *,
+    judge_dependent: bool = False,
+) -> Variant | None:
+    """The case made of the first sentence ``edit`` has a hold on, alone and edited, with that
+    sentence alone and clean as its baseline."""
+    hold = first_hold(seed, edit)
+    if hold is None:
+        return None
+    index, sentence = hold
+    clean = seed.only(index)
+    attacked = clean.replace_sentence(0, sentence)
+    return Variant(attacked.request(), expect, baseline=clean, judge_dependent=judge_dependent)
 
 
 def in_evidence(token: str, evidence: str) -> bool:
