@@ -42,9 +42,9 @@ from judge.entail import (
     DEFAULT_VARIANT,
     TOP_LOGPROBS,
     VARIANTS,
-    YES_NO_LABELS,
     TokenLogprobLike,
     VerdictVariant,
+    answer_vocabulary,
     entail_prompt,
     label_distribution,
     premise_scope,
@@ -236,14 +236,11 @@ class HttpJudge:
             done = await self._complete(prompt, verdict_model(variant), model, decoding)
         verdict = done.parsed
         scores = None
+        answer_key, values = answer_vocabulary(variant)
         if settings.logprobs:
             tokens = _logprob_tokens(done.completion)
             if tokens:
-                scores = (
-                    label_distribution(tokens, verdict.label, key="answer", values=YES_NO_LABELS)
-                    if variant == "yes_no"
-                    else label_distribution(tokens, verdict.label)
-                )
+                scores = label_distribution(tokens, verdict.label, key=answer_key, values=values)
         trace = JudgeTrace(
             model=model,
             template=f"{prompt.template}:{variant}",
@@ -259,8 +256,10 @@ class HttpJudge:
             label=verdict.label,
             reason=verdict.reason.strip(),
             p_supported=scores["supported"] if scores else None,
-            # The yes/no question has no contradiction answer: no score rather than a zero.
-            p_contradicted=scores["contradicted"] if scores and variant != "yes_no" else None,
+            # A question with no contradiction answer (yes/no) gives no score, not a zero.
+            p_contradicted=(
+                scores["contradicted"] if scores and "contradicted" in values.values() else None
+            ),
             evidence_quote=verdict.evidence_quote.strip() or None,
             evidence_ids=list(dict.fromkeys(verdict.evidence_ids)),
             trace=trace,

@@ -149,7 +149,8 @@ class VerdictLabelOnly(BaseModel):
 
 # Yes/no: "is the claim consistent with the evidence?" The fastest and, for small judges, the
 # most accurate scoring mode (benchmarks/ACCURACY.md). It cannot say "contradicted": with it,
-# contradictions come from the exact checks only. The answer token's probability is the score.
+# contradictions come from the exact checks and the contradiction probe (judge.judgement).
+# The answer token's probability is the score.
 YES_NO_LABELS: dict[str, JudgeLabel] = {"yes": "supported", "no": "unsupported"}
 
 
@@ -332,6 +333,11 @@ def _label_of(
         if (answer == value if closed else answer.startswith(value))
     ]
     return matches[0] if len(matches) == 1 else None
+
+
+def answer_vocabulary(variant: VerdictVariant) -> tuple[str, Mapping[str, JudgeLabel]]:
+    """The verdict field whose value token carries the score, and the label each value means."""
+    return ("answer", YES_NO_LABELS) if variant == "yes_no" else ("label", LABEL_VALUES)
 
 
 def label_distribution(
