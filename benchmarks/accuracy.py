@@ -377,9 +377,7 @@ def sentence_score(row: dict[str, Any]) -> float:
 def split_score(row: dict[str, Any]) -> float:
     """Step 6's score, lowered to the weakest sentence's P(yes) on a multi-sentence claim."""
     both = (score_of(row, YES_NO_SELECTED) + score_of(row, YES_NO_WHOLE)) / 2
-    if row.get(SENTENCES, {}).get("sentences", 1) < 2:
-        return both
-    return min(both, score_of(row, SENTENCES))
+    return min(both, sentence_score(row))
 
 
 def has_signal(row: dict[str, Any], key: str) -> bool:

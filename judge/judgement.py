@@ -3,7 +3,7 @@ probe, each call through :class:`judge.protocols.Judge`. No I/O of its own."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from judge.entail import decide, evidence_spans
@@ -102,14 +102,7 @@ async def judge_over_views(
         parts.append(part)
         if part.label is Label.CONTRADICTED:
             return _spent_on(part, parts)
-    scores = [part.p_supported for part in parts]
-    if all(score is not None for score in scores):
-        mean = sum(score or 0.0 for score in scores) / len(scores)
-        label = Label.SUPPORTED if mean >= t_entail else Label.UNSUPPORTED
-    else:
-        mean = None
-        supported = all(part.label is Label.SUPPORTED for part in parts)
-        label = Label.SUPPORTED if supported else Label.UNSUPPORTED
+    label, mean = _pooled(parts, lambda scores: sum(scores) / len(scores), t_entail)
     # The first view (the selected sentences) points at the evidence unless another decided.
     chosen = next((part for part in parts if part.label is label), parts[0])
     judgement = _spent_on(chosen, parts)
@@ -118,6 +111,23 @@ async def judge_over_views(
     if label is Label.UNSUPPORTED and probe is not None and not _can_contradict(results):
         return await _probed(judgement, probe, claim, views[0], question, t_contra)
     return judgement
+
+
+def _pooled(
+    parts: Sequence[ClaimJudgement],
+    pool: Callable[[list[float]], float],
+    t_entail: float,
+) -> tuple[Label, float | None]:
+    """The label and support score of judgements pooled into one (none contradicted): the
+    pooled score against ``t_entail`` or, when any part has no score, supported only if every
+    part is."""
+    scores = [part.p_supported for part in parts]
+    known = [score for score in scores if score is not None]
+    if len(known) < len(scores):
+        supported = all(part.label is Label.SUPPORTED for part in parts)
+        return (Label.SUPPORTED if supported else Label.UNSUPPORTED), None
+    score = pool(known)
+    return (Label.SUPPORTED if score >= t_entail else Label.UNSUPPORTED), score
 
 
 def _judgement(
@@ -203,14 +213,7 @@ async def judge_sentences(
     contradicted = [part for part in parts if part.label is Label.CONTRADICTED]
     if contradicted:
         return _with_spent(replace(contradicted[0], view=whole.view, window=whole.window), spent)
-    scores = [part.p_supported for part in parts]
-    if all(score is not None for score in scores):
-        weakest = min(score or 0.0 for score in scores)
-        label = Label.SUPPORTED if weakest >= t_entail else Label.UNSUPPORTED
-    else:
-        weakest = None
-        supported = all(part.label is Label.SUPPORTED for part in parts)
-        label = Label.SUPPORTED if supported else Label.UNSUPPORTED
+    label, weakest = _pooled(parts, min, t_entail)
     judged = _with_spent(whole, spent)
     judged.label, judged.p_supported = label, weakest
     if label is not whole.label:

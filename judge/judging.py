@@ -55,18 +55,11 @@ async def judge_claim(
     )
     sentences = sentence_claims(claim) if settings.judge_claim_sentences else []
     if len(sentences) > 1 and result.label is not Label.CONTRADICTED:
-        each = [
-            (
-                sentence,
-                premises_for_claim(
-                    sentence,
-                    ledger,
-                    window_tokens=settings.window_tokens,
-                    overlap_tokens=settings.window_overlap_tokens,
-                ),
-            )
-            for sentence in sentences
-        ]
+        # Every sentence cites what the claim cites: one set of whole-passage windows serves
+        # them all (the claim's own whole view, when it has one).
+        whole = next((v for v, sp in zip(views, spans, strict=True) if sp is None), None)
+        whole = whole or claim_premises(claim, ledger, settings)
+        each = [(sentence, whole) for sentence in sentences]
         result = await judge_sentences(
             judge, result, each, question, thresholds.t_entail, thresholds.t_contra
         )
@@ -93,29 +86,37 @@ async def judge_claim(
 POINTER_SENTENCES = 2
 
 
+def claim_premises(
+    claim: Claim, ledger: EvidenceLedger, settings: Settings, spans: list[SourceSpan] | None = None
+) -> list[Premise]:
+    """The claim's premises in token windows: over ``spans``, or the whole cited passages."""
+    return premises_for_claim(
+        claim,
+        ledger,
+        window_tokens=settings.window_tokens,
+        overlap_tokens=settings.window_overlap_tokens,
+        spans=spans,
+    )
+
+
 def evidence_views(
     claim: Claim, passages: list[Passage], ledger: EvidenceLedger, settings: Settings
 ) -> tuple[list[list[SourceSpan] | None], list[list[Premise]]]:
-    """The claim's evidence views: their selected sentences (None for whole passages) and
-    their premises, in token windows."""
-
-    def premises(spans: list[SourceSpan] | None) -> list[Premise]:
-        return premises_for_claim(
-            claim,
-            ledger,
-            window_tokens=settings.window_tokens,
-            overlap_tokens=settings.window_overlap_tokens,
-            spans=spans,
-        )
-
-    if settings.evidence_mode is EvidenceMode.AUTO:
-        whole = premises(None)
+    """The claim's evidence views: each view's selected sentences (None for the whole
+    passages) and its premises. With both, the selected view comes first."""
+    mode = settings.evidence_mode
+    if mode is EvidenceMode.AUTO:
+        whole = claim_premises(claim, ledger, settings)
         if len(whole) == 1:
             return [None], [whole]
         selected = selected_spans(claim.text, passages, settings)
-        return [selected], [premises(selected)]
-    spans = view_spans(claim.text, passages, settings)
-    views = [premises(view) for view in spans]
+        return [selected], [claim_premises(claim, ledger, settings, selected)]
+    spans: list[list[SourceSpan] | None] = []
+    if mode in (EvidenceMode.SELECTED, EvidenceMode.BOTH):
+        spans.append(selected_spans(claim.text, passages, settings))
+    if mode in (EvidenceMode.WHOLE, EvidenceMode.BOTH):
+        spans.append(None)
+    views = [claim_premises(claim, ledger, settings, view) for view in spans]
     if len(views) == 2 and [p.text for p in views[0]] == [p.text for p in views[1]]:
         # The selection kept every sentence (short passages): one view, one call.
         return spans[1:], views[1:]
@@ -129,20 +130,6 @@ def sentence_claims(claim: Claim) -> list[Claim]:
         claim.model_copy(update={"id": f"{claim.id}.s{number}", "text": sentence.text})
         for number, sentence in enumerate(sentences, start=1)
     ]
-
-
-def view_spans(
-    claim_text: str, passages: list[Passage], settings: Settings
-) -> list[list[SourceSpan] | None]:
-    """The selected sentences of each fixed evidence view, None for the whole passages. With
-    both, the selected view comes first."""
-    mode = settings.evidence_mode
-    spans: list[list[SourceSpan] | None] = []
-    if mode in (EvidenceMode.SELECTED, EvidenceMode.BOTH):
-        spans.append(selected_spans(claim_text, passages, settings))
-    if mode in (EvidenceMode.WHOLE, EvidenceMode.BOTH):
-        spans.append(None)
-    return spans
 
 
 def pointer_spans(
