@@ -120,6 +120,49 @@ async def test_every_judge_failure_ends_in_verifier_error_and_block(failure: Any
     assert all(v.error for v in judged)
 
 
+TWO_SENTENCES = {
+    "evidence": [{"id": "S1", "text": "Opened items can be returned within 14 days."}],
+    "claims": [
+        {
+            "text": "Opened items can be returned within 14 days. Returns cost nothing.",
+            "chunk_ids": ["S1"],
+        }
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        pytest.param(lambda: read_timeout(), id="timeout"),
+        pytest.param(lambda: http_error(500), id="http-500"),
+        pytest.param(lambda: invalid_json_response(), id="invalid-json"),
+    ],
+)
+@pytest.mark.parametrize("stage", ["contradiction-probe", "sentence"])
+async def test_a_failing_follow_up_call_fails_the_claim_closed(failure: Any, stage: str) -> None:
+    """The first answer came back fine; the probe or a sentence's call fails."""
+    whole = TWO_SENTENCES["claims"][0]["text"]
+
+    def script(body: dict[str, Any]) -> Any:
+        first = fenced(body)["CLAIM"] == whole and "VerdictYesNo" in json.dumps(body)
+        if not first:
+            return failure()
+        answer = "unsupported" if stage == "contradiction-probe" else "supported"
+        p = 0.1 if answer == "unsupported" else 0.9
+        return verdict_response(
+            answer, variant="yes_no", scores={"supported": p, "unsupported": 1 - p}
+        )
+
+    fake = FakeJudgeServer(script)
+    settings = fake_settings(check_conclusion=False, verdict_variant="yes_no")
+    response = await verify(TWO_SENTENCES, settings, judge=fake.judge(settings))
+    assert len(fake.requests) >= 2  # the failure came after a good first answer
+    (verdict,) = response.verdicts
+    assert verdict.label is Label.VERIFIER_ERROR and verdict.error
+    assert response.action is Action.BLOCK
+
+
 async def test_one_failing_claim_keeps_the_verdicts_of_the_others() -> None:
     def script(body: dict[str, Any]) -> Any:
         if "three laboratories" in claim_text(body):
@@ -375,15 +418,7 @@ async def test_auto_evidence_is_whole_when_it_fits_one_window_else_selected() ->
 
 
 async def test_multi_sentence_structured_claims_are_judged_sentence_by_sentence() -> None:
-    request = {
-        "evidence": [{"id": "S1", "text": "Opened items can be returned within 14 days."}],
-        "claims": [
-            {
-                "text": "Opened items can be returned within 14 days. Returns cost nothing.",
-                "chunk_ids": ["S1"],
-            }
-        ],
-    }
+    request = TWO_SENTENCES
     settings = fake_settings(
         check_conclusion=False,
         verdict_variant="yes_no",
