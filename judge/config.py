@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 from enum import StrEnum
 from pathlib import Path
@@ -127,12 +128,28 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     )
     if path is not None:
         file_values = _read_config_file(path)
+        _refuse_unknown(file_values, f"config file {path}")
+    _refuse_unknown(overrides, "settings overrides")
     env_settings = Settings()
     merged: dict[str, Any] = {**file_values}
     for name in env_settings.model_fields_set:
         merged[name] = getattr(env_settings, name)
     merged.update({k: v for k, v in overrides.items() if v is not None})
     return Settings.model_validate(merged)
+
+
+def _refuse_unknown(values: dict[str, Any], where: str) -> None:
+    """A misspelt or retired setting is an error, not a silently ignored key."""
+    from judge.errors import ConfigError
+
+    unknown = sorted(set(values) - set(Settings.model_fields))
+    if not unknown:
+        return
+    hints = []
+    for key in unknown:
+        close = difflib.get_close_matches(key, Settings.model_fields, n=1)
+        hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise ConfigError(f"unknown setting {', '.join(hints)} in {where}")
 
 
 def _read_config_file(path: Path) -> dict[str, Any]:

@@ -197,12 +197,14 @@ async def judge_sentences(
     question: str | None,
     t_entail: float,
     t_contra: float,
+    probe: ContradictionProbe | None = None,
 ) -> ClaimJudgement:
     """A multi-sentence claim judged whole (``whole``) and sentence by sentence: it is as
     supported as its weakest part, and contradicted if any part is. Small judges pass a
     summary whose one edited sentence hides among true ones; asked alone, that sentence fails.
     ``view`` and ``window`` stay those of the whole claim's judgement, whose evidence views the
-    caller holds."""
+    caller holds. When the sentences turn a supported claim unsupported, the weakest sentence
+    gets the contradiction probe the whole claim did not (see :func:`judge_claim`)."""
     parts = [whole]
     for sentence, premises in sentences:
         part = await judge_claim(judge, sentence, premises, question, t_entail, t_contra)
@@ -216,7 +218,14 @@ async def judge_sentences(
     label, weakest = _pooled(parts, min, t_entail)
     judged = _with_spent(whole, spent)
     judged.label, judged.p_supported = label, weakest
-    if label is not whole.label:
-        failing = min(parts[1:], key=lambda part: part.p_supported or 0.0)
-        judged.reason = failing.reason
+    if label is whole.label:
+        return judged
+    failing = min(range(1, len(parts)), key=lambda i: parts[i].p_supported or 0.0)
+    judged.reason = parts[failing].reason
+    if label is Label.UNSUPPORTED and probe is not None and not _can_contradict(spent):
+        sentence, premises = sentences[failing - 1]
+        probed = await _probed(judged, probe, sentence, premises, question, t_contra)
+        if probed.label is Label.CONTRADICTED:
+            probed.view, probed.window = whole.view, whole.window
+        return probed
     return judged

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from judge.align import Alignment
 from judge.calibration import Thresholds
 from judge.claims import split_sentences
@@ -46,28 +48,27 @@ async def judge_claim(
     # A claim aligned by search is judged against the passages search found.
     claim = alignment.claim.model_copy(update={"citations": alignment.passage_ids})
     passages = [p for pid in alignment.passage_ids if (p := ledger.get(pid)) is not None]
-    spans, views = evidence_views(claim, passages, ledger, settings)
+    views = evidence_views(claim, passages, ledger, settings)
     probe = (
         judge if settings.contradiction_probe and isinstance(judge, ContradictionProbe) else None
     )
     result = await judge_over_views(
-        judge, claim, views, question, thresholds.t_entail, thresholds.t_contra, probe
+        judge, claim, views.premises, question, thresholds.t_entail, thresholds.t_contra, probe
     )
     sentences = sentence_claims(claim) if settings.judge_claim_sentences else []
     if len(sentences) > 1 and result.label is not Label.CONTRADICTED:
         # Every sentence cites what the claim cites: one set of whole-passage windows serves
-        # them all (the claim's own whole view, when it has one).
-        whole = next((v for v, sp in zip(views, spans, strict=True) if sp is None), None)
-        whole = whole or claim_premises(claim, ledger, settings)
+        # them all.
+        whole = views.whole or claim_premises(claim, ledger, settings)
         each = [(sentence, whole) for sentence in sentences]
         result = await judge_sentences(
-            judge, result, each, question, thresholds.t_entail, thresholds.t_contra
+            judge, result, each, question, thresholds.t_entail, thresholds.t_contra, probe
         )
     trace = result.trace.model_copy(update={"calibration_hash": thresholds.hash})
-    premises = views[result.view]
+    premises = views.premises[result.view]
     deciding = next((p for p in premises if p.window_index == result.window), premises[0])
     evidence = result.evidence or pointer_spans(
-        claim.text, deciding, passages, ledger, selected=spans[result.view] is not None
+        claim.text, deciding, passages, ledger, selected=views.spans[result.view] is not None
     )
     return ClaimVerdict(
         claim=alignment.claim,
@@ -99,28 +100,39 @@ def claim_premises(
     )
 
 
+@dataclass(frozen=True)
+class EvidenceViews:
+    """The evidence a claim is judged on: per view, its selected sentences (None for the whole
+    passages) and its premises; with both, the selected view comes first. ``whole`` keeps the
+    whole-passage windows when they were built, judged or not, so they are not built twice."""
+
+    spans: list[list[SourceSpan] | None]
+    premises: list[list[Premise]]
+    whole: list[Premise] | None
+
+
 def evidence_views(
     claim: Claim, passages: list[Passage], ledger: EvidenceLedger, settings: Settings
-) -> tuple[list[list[SourceSpan] | None], list[list[Premise]]]:
-    """The claim's evidence views: each view's selected sentences (None for the whole
-    passages) and its premises. With both, the selected view comes first."""
+) -> EvidenceViews:
+    """The claim's evidence views under ``settings.evidence_mode``."""
     mode = settings.evidence_mode
     if mode is EvidenceMode.AUTO:
         whole = claim_premises(claim, ledger, settings)
         if len(whole) == 1:
-            return [None], [whole]
+            return EvidenceViews([None], [whole], whole)
         selected = selected_spans(claim.text, passages, settings)
-        return [selected], [claim_premises(claim, ledger, settings, selected)]
+        return EvidenceViews([selected], [claim_premises(claim, ledger, settings, selected)], whole)
     spans: list[list[SourceSpan] | None] = []
     if mode in (EvidenceMode.SELECTED, EvidenceMode.BOTH):
         spans.append(selected_spans(claim.text, passages, settings))
     if mode in (EvidenceMode.WHOLE, EvidenceMode.BOTH):
         spans.append(None)
     views = [claim_premises(claim, ledger, settings, view) for view in spans]
+    whole_view = views[-1] if spans[-1] is None else None
     if len(views) == 2 and [p.text for p in views[0]] == [p.text for p in views[1]]:
         # The selection kept every sentence (short passages): one view, one call.
-        return spans[1:], views[1:]
-    return spans, views
+        return EvidenceViews(spans[1:], views[1:], whole_view)
+    return EvidenceViews(spans, views, whole_view)
 
 
 def sentence_claims(claim: Claim) -> list[Claim]:

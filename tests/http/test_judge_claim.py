@@ -267,3 +267,40 @@ async def test_a_claim_is_as_supported_as_its_weakest_sentence() -> None:
     whole = await judge_claim(judge, claim, premises, None, 0.5, 0.5)
     judged = await judge_sentences(judge, whole, parts, None, 0.5, 0.5)
     assert judged.label is Label.SUPPORTED and judged.p_supported == pytest.approx(0.7)
+
+
+async def test_the_failing_sentence_of_a_supported_claim_gets_the_probe() -> None:
+    premises = build_premises([LONG], window_tokens=5000, overlap_tokens=0)
+    first, second = "Express orders ship within 2 business days.", "They ship free."
+    claim = Claim(id="c9", text=f"{first} {second}", citations=("L1",))
+    parts = [
+        (claim.model_copy(update={"id": f"c9.s{n}", "text": t}), premises)
+        for n, t in enumerate((first, second), start=1)
+    ]
+    yes = {claim.text: 0.8, first: 0.9, second: 0.2}
+    probed: list[str] = []
+
+    def script(request: dict[str, Any]) -> Any:
+        asked = fenced(request)["CLAIM"]
+        if request["response_format"]["json_schema"]["name"] == "VerdictYesNo":
+            return _by_claim(yes)(request)
+        probed.append(asked)
+        scores = {"supported": 0.1, "unsupported": 0.2, "contradicted": 0.7}
+        return verdict_response("contradicted", variant="label_only", scores=scores)
+
+    fake = FakeJudgeServer(script)
+    judge = fake.judge(fake_settings(verdict_variant="yes_no"))
+    whole = await judge_claim(judge, claim, premises, None, 0.5, 0.5, probe=judge)
+    assert whole.label is Label.SUPPORTED and not probed
+    judged = await judge_sentences(judge, whole, parts, None, 0.5, 0.5, probe=judge)
+    assert probed == [second]  # the weakest sentence, not the whole claim
+    assert judged.label is Label.CONTRADICTED
+    assert judged.p_supported == pytest.approx(0.2) and judged.p_contradicted == pytest.approx(0.7)
+    assert judged.trace.calls == 4 == len(fake.requests)
+
+    # Below t_contra the claim stays unsupported, with the probe's calls counted.
+    fake = FakeJudgeServer(script)
+    judge = fake.judge(fake_settings(verdict_variant="yes_no"))
+    whole = await judge_claim(judge, claim, premises, None, 0.5, 0.5, probe=judge)
+    judged = await judge_sentences(judge, whole, parts, None, 0.5, 0.8, probe=judge)
+    assert judged.label is Label.UNSUPPORTED and judged.trace.calls == 4
