@@ -39,13 +39,14 @@ from judge.client import build_http_judge
 from judge.config import load_settings
 from judge.errors import VerifierFault
 from judge.judgement import judge_claim
-from judge.judging import selected_spans
+from judge.judging import claim_premises, selected_spans
 from judge.metrics_eval import balanced_accuracy, roc_auc
+from judge.protocols import Premise
 from judge.runtime import resolve_endpoint
 from judge.schemas import CheckStatus, Claim, EvidenceLedger, Passage
-from judge.windows import premises_for_claim
 
 MODES = ("whole", "selected")
+CONTENT_FREE = "N/A"
 
 
 def signal_key(mode: str, variant: str) -> str:
@@ -108,22 +109,65 @@ async def judge_sentences(
     }
 
 
+async def judge_facts(
+    judge: Any, claim: Claim, ledger: EvidenceLedger, settings: Any
+) -> dict[str, Any]:
+    """The decomposition lever (`--extractor llm`): each sentence split into atomic facts by
+    the judge model, each fact judged in auto mode; the claim's score is its weakest fact's.
+    Calls count the decomposition calls too."""
+    started = time.perf_counter()
+    sentences = [s.text for s in split_sentences(claim.text, strict=False)] or [claim.text]
+    facts: list[str] = []
+    try:
+        for number, sentence in enumerate(sentences):
+            facts += await judge.decompose(sentence, " ".join(sentences[:number]))
+    except VerifierFault as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"[:300], "calls": len(sentences)}
+    parts = []
+    for number, text in enumerate(facts, start=1):
+        fact = claim.model_copy(update={"id": f"{claim.id}.f{number}", "text": text})
+        mode = "whole" if len(claim_premises(fact, ledger, settings)) == 1 else "selected"
+        parts.append(await judge_mode(judge, fact, ledger, mode, settings))
+    failed = [p for p in parts if "error" in p]
+    if failed:
+        return {"error": failed[0]["error"], "facts": facts}
+    return {
+        "label": min(parts, key=lambda p: p["p_supported"] or 0.0)["label"],
+        "p_supported": min(p["p_supported"] or 0.0 for p in parts),
+        "fact_scores": [p["p_supported"] for p in parts],
+        "facts": facts,
+        # One call per sentence decomposed and per fact window: what an uncached run costs.
+        "windows": len(sentences) + sum(p["windows"] for p in parts),
+        "calls": len(sentences) + sum(p["calls"] for p in parts),
+        "cached": any(p["cached"] for p in parts),  # seconds of a partly cached claim flatter
+        "prompt_tokens": sum(p["prompt_tokens"] for p in parts),
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+
+
 async def judge_mode(
     judge: Any, claim: Claim, ledger: EvidenceLedger, mode: str, settings: Any
 ) -> dict[str, Any]:
     if mode == "sentences":
         return await judge_sentences(judge, claim, ledger, settings)
+    if mode == "facts":
+        return await judge_facts(judge, claim, ledger, settings)
+    if mode == "null":
+        # Contextual calibration (Zhao et al., 2021): P(yes) for a content-free claim on the
+        # evidence the claim is judged on in auto mode, the judge's bias for that evidence.
+        auto = "whole" if len(claim_premises(claim, ledger, settings)) == 1 else "selected"
+        passages = list(ledger.passages)
+        spans = selected_spans(claim.text, passages, settings) if auto == "selected" else None
+        blank = claim.model_copy(update={"text": CONTENT_FREE})
+        return await judge_premises(judge, blank, claim_premises(blank, ledger, settings, spans))
     # The pipeline's own selection of evidence sentences.
     spans = (
         selected_spans(claim.text, list(ledger.passages), settings) if mode == "selected" else None
     )
-    premises = premises_for_claim(
-        claim,
-        ledger,
-        window_tokens=settings.window_tokens,
-        overlap_tokens=settings.window_overlap_tokens,
-        spans=spans,
-    )
+    return await judge_premises(judge, claim, claim_premises(claim, ledger, settings, spans))
+
+
+async def judge_premises(judge: Any, claim: Claim, premises: list[Premise]) -> dict[str, Any]:
     started = time.perf_counter()
     try:
         result = await judge_claim(judge, claim, premises, None, 0.5, 0.5)
@@ -262,6 +306,8 @@ def merged_rows(paths: Sequence[Path]) -> list[dict[str, Any]]:
 
 YES_NO_WHOLE, YES_NO_SELECTED = "whole@yes_no", "selected@yes_no"
 SENTENCES = "sentences@yes_no"
+QUOTE_FIRST, FACTS = "selected@quote_first", "facts@yes_no"
+CONTENT_FREE_KEY = "null@yes_no"
 
 
 @dataclass
@@ -360,11 +406,46 @@ def step_scores(rows: list[dict[str, Any]]) -> list[Step]:
         ),
         Step(
             "10 7 + each sentence of a multi-sentence claim judged too (min)",
-            [gated(min(score_of(r, auto_key(r)), sentence_score(r)), r) for r in rows],
+            [gated(default_score(r), r) for r in rows],
             [[auto_key(r), SENTENCES] for r in rows],
             "7",
         ),
+        Step(
+            "11 9 asking for the supporting quote before the label (quote_first)",
+            [gated(score_of(r, QUOTE_FIRST), r) for r in rows],
+            each(QUOTE_FIRST),
+            "9",
+        ),
+        Step(
+            "12 7 on atomic facts from LLM decomposition (weakest fact)",
+            [gated(score_of(r, FACTS), r) for r in rows],
+            each(FACTS),
+            "10",
+        ),
+        Step(
+            "13 10 + contextual calibration: logit P(yes) minus that of a content-free claim",
+            [gated(contextual(r), r) for r in rows],
+            [[auto_key(r), SENTENCES, CONTENT_FREE_KEY] for r in rows],
+            "10",
+        ),
     ]
+
+
+def default_score(row: dict[str, Any]) -> float:
+    """Step 10, the shipped default: auto evidence, lowered to the weakest sentence."""
+    return min(score_of(row, auto_key(row)), sentence_score(row))
+
+
+def contextual(row: dict[str, Any]) -> float:
+    """Contextual calibration (Zhao et al., 2021): the default's P(yes) with the judge's bias
+    for the evidence, P(yes) for the content-free claim on it, taken out in log-odds."""
+
+    def logit(p: float) -> float:
+        p = min(max(p, 1e-6), 1 - 1e-6)
+        return math.log(p / (1 - p))
+
+    shifted = logit(default_score(row)) - logit(score_of(row, CONTENT_FREE_KEY))
+    return 1 / (1 + math.exp(-shifted))
 
 
 def sentence_score(row: dict[str, Any]) -> float:
@@ -417,7 +498,8 @@ def score_steps(
         else:
             summary = cv(scores, gold, k, seeds)
             ba, sd = summary["mean"], summary["fold_std"]
-            predicted, thresholds = summary["pooled_predictions"], summary["thresholds"]
+            predicted = summary["pooled_predictions"]  # type: ignore[assignment]
+            thresholds = summary["thresholds"]
         results.append(
             {
                 "step": step.name,
@@ -471,7 +553,7 @@ def table(args: argparse.Namespace) -> int:
     print(f"signals: {len(rows)} claims; judge errors per signal: {errors}")
     print(f"{k}-fold stratified cross-validation, mean over {len(seeds)} seeds\n")
 
-    def runnable(subset: list[dict[str, Any]]) -> list[tuple[str, list[float], str]]:
+    def runnable(subset: list[dict[str, Any]]) -> list[Step]:
         steps = step_scores(subset)
         return [s for s in steps if all(has_signal(r, key) for r in subset for key in s.needs)]
 

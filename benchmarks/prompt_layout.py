@@ -1,0 +1,171 @@
+"""Evidence-first against claim-first: the same yes/no consistency question with the document
+before the claim or after it, paired on the same claims and evidence.
+
+    python benchmarks/prompt_layout.py collect --data ../shared/data/dev/dev_claims.jsonl \
+        --layout evidence_first --out benchmarks/results/layout_evidence_first.jsonl --limit 80
+    python benchmarks/prompt_layout.py collect ... --layout claim_first \
+        --out benchmarks/results/layout_claim_first.jsonl --limit 80
+    python benchmarks/prompt_layout.py compare --data ../shared/data/dev/dev_claims.jsonl \
+        benchmarks/results/layout_evidence_first.jsonl benchmarks/results/layout_claim_first.jsonl
+
+The prompts are plain chat messages, not the shipped templates: the layout is the only thing
+that differs between the two runs (the shipped `entail_yes_no.j2` is evidence-first, which also
+lets a server reuse the cached evidence prefix across the claims of one request). The answer is
+one plain-text token, P(yes) read from its top log-probabilities. Evidence is the claim's
+selected sentences, as the pipeline selects them. Claims are taken in the same fixed shuffle as
+`accuracy.py`, so `--limit 80` covers the same claims as its paired table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from accuracy import check_failed, check_signals, cv, done_ids, load_records, mcnemar
+
+from judge.checks import default_checks
+from judge.config import load_settings
+from judge.judging import claim_premises, selected_spans
+from judge.metrics_eval import roc_auc
+from judge.schemas import Claim, EvidenceLedger, Passage
+from judge.templates import neutralise
+
+SYSTEM = "You are a careful fact checker."
+QUESTION = (
+    "Determine whether the provided claim is consistent with the corresponding document. "
+    "Consistency in this context implies that all information presented in the claim is "
+    "substantiated by the document. If not, it should be considered inconsistent."
+)
+ASK = (
+    'Please assess the claim\'s consistency with the document by responding with either "yes" '
+    'or "no".'
+)
+LAYOUTS = {
+    "evidence_first": "{question}\n\nDocument:\n{evidence}\n\nClaim: {claim}\n\n{ask}",
+    "claim_first": "{question}\n\nClaim: {claim}\n\nDocument:\n{evidence}\n\n{ask}",
+}
+
+
+def p_yes(top: list[dict[str, Any]]) -> float:
+    """P(yes) against P(no) among the answer token's top alternatives (0.5 if neither)."""
+    mass = {"yes": 0.0, "no": 0.0}
+    for alternative in top:
+        word = alternative["token"].strip().lower()
+        if word in mass:
+            mass[word] += math.exp(alternative["logprob"])
+    total = mass["yes"] + mass["no"]
+    return mass["yes"] / total if total > 0 else 0.5
+
+
+def collect(args: argparse.Namespace) -> int:
+    settings = load_settings()
+    records = load_records(args.data)
+    random.Random(args.shuffle_seed).shuffle(records)
+    skip = done_ids(args.out)
+    layout = LAYOUTS[args.layout]
+    with httpx.Client(base_url=args.base_url, timeout=600) as http:
+        for record in records[: args.limit]:
+            if record["id"] in skip:
+                continue
+            passages = tuple(Passage(id=e["id"], text=e["text"]) for e in record["evidence"])
+            ledger = EvidenceLedger(passages=passages)
+            claim = Claim(id="c1", text=record["claim"], citations=tuple(ledger.ids))
+            spans = selected_spans(claim.text, list(passages), settings)
+            scores, started = [], time.perf_counter()
+            for premise in claim_premises(claim, ledger, settings, spans):
+                user = layout.format(
+                    question=QUESTION,
+                    evidence=neutralise(premise.text),
+                    claim=neutralise(claim.text),
+                    ask=ASK,
+                )
+                body = {
+                    "messages": [
+                        {"role": "system", "content": SYSTEM},
+                        {"role": "user", "content": user},
+                    ],
+                    "max_tokens": 1,
+                    "temperature": 0,
+                    "logprobs": True,
+                    "top_logprobs": 10,
+                }
+                reply = http.post("/chat/completions", json=body).raise_for_status().json()
+                scores.append(p_yes(reply["choices"][0]["logprobs"]["content"][0]["top_logprobs"]))
+            row = {
+                "id": record["id"],
+                "dataset": record["dataset"],
+                "gold": record["label"],
+                "p_yes": max(scores),
+                "seconds": round(time.perf_counter() - started, 3),
+            }
+            with args.out.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(row) + "\n")
+    return 0
+
+
+def compare(args: argparse.Namespace) -> int:
+    records = {r["id"]: r for r in load_records(args.data)}
+    runs = [{row["id"]: row for row in load_records(path)} for path in args.runs]
+    ids = [i for i in runs[0] if all(i in run for run in runs[1:])]
+    gold = [records[i]["label"] == "supported" for i in ids]
+    names = [c.name for c in default_checks()]
+    failed = [
+        check_failed(
+            {
+                "checks": check_signals(
+                    records[i]["claim"], "\n\n".join(e["text"] for e in records[i]["evidence"])
+                )
+            },
+            names,
+        )
+        for i in ids
+    ]
+    print(f"{len(ids)} paired claims, 5-fold CV over 5 seeds, exact checks as a hard pre-filter\n")
+    print("| layout | balanced accuracy (CV) | ROC-AUC (judge score) | s / claim |")
+    print("|---|---|---|---|")
+    predictions = []
+    for path, run in zip(args.runs, runs, strict=True):
+        raw = [run[i]["p_yes"] for i in ids]
+        gated = [-math.inf if f else x for x, f in zip(raw, failed, strict=True)]
+        summary = cv(gated, gold, 5, range(5))
+        predictions.append(summary["pooled_predictions"])
+        seconds = sum(run[i]["seconds"] for i in ids) / len(ids)
+        print(
+            f"| {path.stem} | {summary['mean']:.3f} ± {summary['fold_std']:.3f} | "
+            f"{roc_auc(raw, gold) or math.nan:.3f} | {seconds:.1f} |"
+        )
+    if len(predictions) == 2:
+        a, b, p = mcnemar(gold, predictions[0], predictions[1])  # type: ignore[arg-type]
+        print(f"\nMcNemar: {a} right only with the first, {b} only with the second, p = {p:.3f}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--data", type=Path, required=True)
+    c.add_argument("--out", type=Path, required=True)
+    c.add_argument("--layout", choices=sorted(LAYOUTS), required=True)
+    c.add_argument("--base-url", default="http://127.0.0.1:48731/v1")
+    c.add_argument("--limit", type=int)
+    c.add_argument("--shuffle-seed", type=int, default=13)
+    c.set_defaults(run=collect)
+    t = sub.add_parser("compare")
+    t.add_argument("--data", type=Path, required=True)
+    t.add_argument("runs", type=Path, nargs="+")
+    t.set_defaults(run=compare)
+    args = parser.parse_args(argv)
+    code: int = args.run(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
