@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from names_dev import missing_names
+
 from judge.cache import VerdictCache
 from judge.calibrate import Objective, choose_threshold, cross_validate_threshold, stratified_folds
 from judge.checks import default_checks
@@ -190,15 +192,29 @@ async def judge_premises(judge: Any, claim: Claim, premises: list[Premise]) -> d
     }
 
 
+def default_windows(record: dict[str, Any]) -> list[Premise]:
+    """The record's whole evidence in the default token windows."""
+    passages = tuple(Passage(id=e["id"], text=e["text"]) for e in record["evidence"])
+    ledger = EvidenceLedger(passages=passages)
+    claim = Claim(id="c1", text=record["claim"], citations=tuple(ledger.ids))
+    return claim_premises(claim, ledger, load_settings())
+
+
 async def collect(args: argparse.Namespace) -> int:
     settings = load_settings(
-        verdict_variant=args.variant, concurrency=1, timeout_s=args.timeout, reasks=1
+        verdict_variant=args.variant,
+        concurrency=1,
+        timeout_s=args.timeout,
+        reasks=1,
+        window_tokens=args.window_tokens,
     )
     base_url, model = await resolve_endpoint(settings)
     records = load_records(args.data)
     # A fixed shuffle: a run stopped early still covers every dataset in proportion.
     random.Random(args.shuffle_seed).shuffle(records)
     records = records[: args.limit]
+    if args.multi_window_only:
+        records = [r for r in records if len(default_windows(r)) > 1]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     skip = done_ids(args.out)
     todo = [r for r in records if r["id"] not in skip]
@@ -222,7 +238,9 @@ async def collect(args: argparse.Namespace) -> int:
                 "checks": check_signals(record["claim"], "\n\n".join(p.text for p in passages)),
             }
             for mode in modes:
-                row[signal_key(mode, args.variant)] = await judge_mode(
+                # Another window size is another signal: "whole-w1600@yes_no".
+                key = f"{mode}-w{args.window_tokens}" if args.window_tokens else mode
+                row[signal_key(key, args.variant)] = await judge_mode(
                     view, claim, ledger, mode, settings
                 )
             with args.out.open("a", encoding="utf-8") as handle:
@@ -308,6 +326,7 @@ YES_NO_WHOLE, YES_NO_SELECTED = "whole@yes_no", "selected@yes_no"
 SENTENCES = "sentences@yes_no"
 QUOTE_FIRST, FACTS = "selected@quote_first", "facts@yes_no"
 CONTENT_FREE_KEY = "null@yes_no"
+CANDIDATE_NAMES = "names (candidate)"  # benchmarks/names_dev.py; scored only with --data
 
 
 @dataclass
@@ -340,8 +359,8 @@ def step_scores(rows: list[dict[str, Any]]) -> list[Step]:
     checks = [c.name for c in default_checks()]
     fence = -math.inf
 
-    def gated(score: float, row: dict[str, Any]) -> float:
-        return fence if check_failed(row, checks) else score
+    def gated(score: float, row: dict[str, Any], include: Sequence[str] = checks) -> float:
+        return fence if check_failed(row, include) else score
 
     def mean(row: dict[str, Any], *keys: str) -> float:
         return sum(score_of(row, k) for k in keys) / len(keys)
@@ -428,6 +447,15 @@ def step_scores(rows: list[dict[str, Any]]) -> list[Step]:
             [[auto_key(r), SENTENCES, CONTENT_FREE_KEY] for r in rows],
             "10",
         ),
+        Step(
+            "14 10 + a names check as a hard pre-filter (candidate, not shipped)",
+            [
+                fence if r["checks"].get(CANDIDATE_NAMES) else gated(default_score(r), r)
+                for r in rows
+            ],
+            [[auto_key(r), SENTENCES] for r in rows],
+            "10",
+        ),
     ]
 
 
@@ -462,9 +490,11 @@ def split_score(row: dict[str, Any]) -> float:
 
 
 def has_signal(row: dict[str, Any], key: str) -> bool:
+    """Whether the claim was judged for this signal. A judge error counts: the pipeline would
+    report verifier_error and block, so it is scored as the lowest score (fail closed)."""
     if key == SENTENCES:  # a one-sentence claim has nothing more to judge
-        return key in row and "error" not in row[key]
-    return "p_supported" in row.get(key, {}) or "label" in row.get(key, {})
+        return key in row
+    return any(field in row.get(key, {}) for field in ("p_supported", "label", "error"))
 
 
 def live_seconds(rows: list[dict[str, Any]], spent: list[list[str]]) -> float:
@@ -547,6 +577,8 @@ def table(args: argparse.Namespace) -> int:
             record = records[row["id"]]
             evidence = "\n\n".join(e["text"] for e in record["evidence"])
             row["checks"] = check_signals(record["claim"], evidence)
+            if missing_names(record["claim"], evidence):
+                row["checks"][CANDIDATE_NAMES] = CheckStatus.FAILED.value
     k, seeds = args.folds, list(range(args.seeds))
     keys = sorted({key for r in rows for key in r if isinstance(r[key], dict) and key != "checks"})
     errors = {key: sum(1 for r in rows if "error" in r.get(key, {})) for key in keys}
@@ -646,6 +678,12 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--variant", default="label_only")
     c.add_argument("--timeout", type=float, default=600.0)
     c.add_argument("--shuffle-seed", type=int, default=13)
+    c.add_argument("--window-tokens", type=int, help="another window size (its own signal key)")
+    c.add_argument(
+        "--multi-window-only",
+        action="store_true",
+        help="only claims whose whole evidence needs more than one window at the default size",
+    )
     c.set_defaults(run=lambda a: asyncio.run(collect(a)))
     t = sub.add_parser("table")
     t.add_argument("--signals", type=Path, nargs="+", required=True)
