@@ -48,6 +48,8 @@ from judge.runtime import resolve_endpoint
 from judge.schemas import CheckStatus, Claim, EvidenceLedger, Passage
 
 MODES = ("whole", "selected")
+# Steps 1-14 were measured in 700-token windows (the default before step 15 made it 2000).
+BASE_WINDOW = 700
 CONTENT_FREE = "N/A"
 
 
@@ -124,7 +126,7 @@ async def judge_facts(
         for number, sentence in enumerate(sentences):
             facts += await judge.decompose(sentence, " ".join(sentences[:number]))
     except VerifierFault as exc:
-        return {"error": f"{type(exc).__name__}: {exc}"[:300], "calls": len(sentences)}
+        return {"error": f"{type(exc).__name__}: {exc}"[:300], "windows": len(sentences)}
     parts = []
     for number, text in enumerate(facts, start=1):
         fact = claim.model_copy(update={"id": f"{claim.id}.f{number}", "text": text})
@@ -176,6 +178,7 @@ async def judge_premises(judge: Any, claim: Claim, premises: list[Premise]) -> d
     except VerifierFault as exc:
         return {
             "error": f"{type(exc).__name__}: {exc}"[:300],
+            "windows": len(premises),  # a failed claim cost its calls all the same
             "seconds": time.perf_counter() - started,
         }
     return {
@@ -192,12 +195,12 @@ async def judge_premises(judge: Any, claim: Claim, premises: list[Premise]) -> d
     }
 
 
-def default_windows(record: dict[str, Any]) -> list[Premise]:
-    """The record's whole evidence in the default token windows."""
+def whole_windows(record: dict[str, Any], window_tokens: int) -> list[Premise]:
+    """The record's whole evidence in windows of ``window_tokens``."""
     passages = tuple(Passage(id=e["id"], text=e["text"]) for e in record["evidence"])
     ledger = EvidenceLedger(passages=passages)
     claim = Claim(id="c1", text=record["claim"], citations=tuple(ledger.ids))
-    return claim_premises(claim, ledger, load_settings())
+    return claim_premises(claim, ledger, load_settings(window_tokens=window_tokens))
 
 
 async def collect(args: argparse.Namespace) -> int:
@@ -213,8 +216,8 @@ async def collect(args: argparse.Namespace) -> int:
     # A fixed shuffle: a run stopped early still covers every dataset in proportion.
     random.Random(args.shuffle_seed).shuffle(records)
     records = records[: args.limit]
-    if args.multi_window_only:
-        records = [r for r in records if len(default_windows(r)) > 1]
+    if args.multi_window_at:
+        records = [r for r in records if len(whole_windows(r, args.multi_window_at)) > 1]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     skip = done_ids(args.out)
     todo = [r for r in records if r["id"] not in skip]
@@ -238,8 +241,8 @@ async def collect(args: argparse.Namespace) -> int:
                 "checks": check_signals(record["claim"], "\n\n".join(p.text for p in passages)),
             }
             for mode in modes:
-                # Another window size is another signal: "whole-w1600@yes_no".
-                key = f"{mode}-w{args.window_tokens}" if args.window_tokens else mode
+                # Another window size is another signal: "whole-w2000@yes_no".
+                key = mode if args.window_tokens == BASE_WINDOW else f"{mode}-w{args.window_tokens}"
                 row[signal_key(key, args.variant)] = await judge_mode(
                     view, claim, ledger, mode, settings
                 )
@@ -326,6 +329,7 @@ YES_NO_WHOLE, YES_NO_SELECTED = "whole@yes_no", "selected@yes_no"
 SENTENCES = "sentences@yes_no"
 QUOTE_FIRST, FACTS = "selected@quote_first", "facts@yes_no"
 CONTENT_FREE_KEY = "null@yes_no"
+WIDE, WIDE_SENTENCES = "whole-w2000@yes_no", "sentences-w2000@yes_no"
 CANDIDATE_NAMES = "names (candidate)"  # benchmarks/names_dev.py; scored only with --data
 
 
@@ -418,7 +422,7 @@ def step_scores(rows: list[dict[str, Any]]) -> list[Step]:
             "6",
         ),
         Step(
-            "9 previous default: three-way label on selected sentences, exact checks",
+            "9 first default: three-way label on selected sentences, exact checks",
             [gated(score_of(r, "selected"), r) for r in rows],
             each("selected"),
             "7",
@@ -456,7 +460,44 @@ def step_scores(rows: list[dict[str, Any]]) -> list[Step]:
             [[auto_key(r), SENTENCES] for r in rows],
             "10",
         ),
+        Step(
+            "15 7 with 2000-token windows (whole passages for 399 of 400 claims)",
+            [gated(score_of(r, wide_key(r)), r) for r in rows],
+            [[wide_key(r)] for r in rows],
+            "7",
+        ),
+        Step(
+            "16 15 + each sentence of a multi-sentence claim judged too (min)",
+            [
+                gated(min(score_of(r, wide_key(r)), sentence_score(r, WIDE_SENTENCES)), r)
+                for r in rows
+            ],
+            [[wide_key(r), WIDE_SENTENCES] for r in rows],
+            "10",
+        ),
     ]
+
+
+def wide_key(row: dict[str, Any]) -> str:
+    """Auto mode with 2000-token windows."""
+    return WIDE if row.get(WIDE, {}).get("windows", 1) == 1 else YES_NO_SELECTED
+
+
+def wide_score(row: dict[str, Any]) -> float:
+    """Step 16: auto mode in 2000-token windows, lowered to the weakest sentence."""
+    return min(score_of(row, wide_key(row)), sentence_score(row, WIDE_SENTENCES))
+
+
+def fill_wide(rows: list[dict[str, Any]]) -> None:
+    """Only claims whose evidence needs more than one 700-token window are judged again in
+    2000-token windows (`--multi-window-at 700`): every other claim's whole evidence is the same
+    single window at either size, so its 700-token signals stand for both."""
+    for wide, base in ((WIDE, YES_NO_WHOLE), (WIDE_SENTENCES, SENTENCES)):
+        if not any(wide in row for row in rows):
+            continue
+        for row in rows:
+            if wide not in row and row.get(YES_NO_WHOLE, {}).get("windows") == 1 and base in row:
+                row[wide] = row[base]
 
 
 def default_score(row: dict[str, Any]) -> float:
@@ -476,11 +517,11 @@ def contextual(row: dict[str, Any]) -> float:
     return 1 / (1 + math.exp(-shifted))
 
 
-def sentence_score(row: dict[str, Any]) -> float:
+def sentence_score(row: dict[str, Any], key: str = SENTENCES) -> float:
     """The weakest sentence's P(yes) on a multi-sentence claim; +inf on a one-sentence claim."""
-    if row.get(SENTENCES, {}).get("sentences", 1) < 2:
+    if row.get(key, {}).get("sentences", 1) < 2:
         return math.inf
-    return score_of(row, SENTENCES)
+    return score_of(row, key)
 
 
 def split_score(row: dict[str, Any]) -> float:
@@ -492,7 +533,7 @@ def split_score(row: dict[str, Any]) -> float:
 def has_signal(row: dict[str, Any], key: str) -> bool:
     """Whether the claim was judged for this signal. A judge error counts: the pipeline would
     report verifier_error and block, so it is scored as the lowest score (fail closed)."""
-    if key == SENTENCES:  # a one-sentence claim has nothing more to judge
+    if key in (SENTENCES, WIDE_SENTENCES):  # a one-sentence claim has nothing more to judge
         return key in row
     return any(field in row.get(key, {}) for field in ("p_supported", "label", "error"))
 
@@ -579,6 +620,7 @@ def table(args: argparse.Namespace) -> int:
             row["checks"] = check_signals(record["claim"], evidence)
             if missing_names(record["claim"], evidence):
                 row["checks"][CANDIDATE_NAMES] = CheckStatus.FAILED.value
+    fill_wide(rows)
     k, seeds = args.folds, list(range(args.seeds))
     keys = sorted({key for r in rows for key in r if isinstance(r[key], dict) and key != "checks"})
     errors = {key: sum(1 for r in rows if "error" in r.get(key, {})) for key in keys}
@@ -678,11 +720,17 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--variant", default="label_only")
     c.add_argument("--timeout", type=float, default=600.0)
     c.add_argument("--shuffle-seed", type=int, default=13)
-    c.add_argument("--window-tokens", type=int, help="another window size (its own signal key)")
     c.add_argument(
-        "--multi-window-only",
-        action="store_true",
-        help="only claims whose whole evidence needs more than one window at the default size",
+        "--window-tokens",
+        type=int,
+        default=BASE_WINDOW,
+        help=f"evidence window size; any but {BASE_WINDOW} is its own signal key",
+    )
+    c.add_argument(
+        "--multi-window-at",
+        type=int,
+        metavar="TOKENS",
+        help="only claims whose whole evidence needs more than one window of TOKENS",
     )
     c.set_defaults(run=lambda a: asyncio.run(collect(a)))
     t = sub.add_parser("table")

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from accuracy import check_failed, check_signals, cv, done_ids, load_records, mcnemar
+from accuracy import BASE_WINDOW, check_failed, check_signals, cv, done_ids, load_records, mcnemar
 
 from judge.checks import default_checks
 from judge.config import load_settings
@@ -65,7 +65,7 @@ def p_yes(top: list[dict[str, Any]]) -> float:
 
 
 def collect(args: argparse.Namespace) -> int:
-    settings = load_settings()
+    settings = load_settings(window_tokens=BASE_WINDOW)
     records = load_records(args.data)
     random.Random(args.shuffle_seed).shuffle(records)
     skip = done_ids(args.out)
