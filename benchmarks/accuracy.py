@@ -38,10 +38,10 @@ from judge.calibrate import Objective, choose_threshold, cross_validate_threshol
 from judge.checks import default_checks
 from judge.claims import split_sentences
 from judge.client import build_http_judge
-from judge.config import load_settings
+from judge.config import EvidenceMode, Settings, load_settings
 from judge.errors import VerifierFault
 from judge.judgement import judge_claim
-from judge.judging import claim_premises, selected_spans
+from judge.judging import claim_premises, evidence_views, selected_spans
 from judge.metrics_eval import balanced_accuracy, roc_auc
 from judge.protocols import Premise
 from judge.runtime import resolve_endpoint
@@ -130,8 +130,8 @@ async def judge_facts(
     parts = []
     for number, text in enumerate(facts, start=1):
         fact = claim.model_copy(update={"id": f"{claim.id}.f{number}", "text": text})
-        mode = "whole" if len(claim_premises(fact, ledger, settings)) == 1 else "selected"
-        parts.append(await judge_mode(judge, fact, ledger, mode, settings))
+        views = evidence_views(fact, list(ledger.passages), ledger, settings)
+        parts.append(await judge_premises(judge, fact, views.premises[0]))
     failed = [p for p in parts if "error" in p]
     if failed:
         return {"error": failed[0]["error"], "facts": facts}
@@ -159,11 +159,10 @@ async def judge_mode(
     if mode == "null":
         # Contextual calibration (Zhao et al., 2021): P(yes) for a content-free claim on the
         # evidence the claim is judged on in auto mode, the judge's bias for that evidence.
-        auto = "whole" if len(claim_premises(claim, ledger, settings)) == 1 else "selected"
-        passages = list(ledger.passages)
-        spans = selected_spans(claim.text, passages, settings) if auto == "selected" else None
+        # The premises depend on the claim's citations, not its text: the blank claim shares them.
+        views = evidence_views(claim, list(ledger.passages), ledger, settings)
         blank = claim.model_copy(update={"text": CONTENT_FREE})
-        return await judge_premises(judge, blank, claim_premises(blank, ledger, settings, spans))
+        return await judge_premises(judge, blank, views.premises[0])
     # The pipeline's own selection of evidence sentences.
     spans = (
         selected_spans(claim.text, list(ledger.passages), settings) if mode == "selected" else None
@@ -195,12 +194,12 @@ async def judge_premises(judge: Any, claim: Claim, premises: list[Premise]) -> d
     }
 
 
-def whole_windows(record: dict[str, Any], window_tokens: int) -> list[Premise]:
-    """The record's whole evidence in windows of ``window_tokens``."""
+def whole_windows(record: dict[str, Any], settings: Settings) -> list[Premise]:
+    """The record's whole evidence in the token windows of ``settings``."""
     passages = tuple(Passage(id=e["id"], text=e["text"]) for e in record["evidence"])
     ledger = EvidenceLedger(passages=passages)
     claim = Claim(id="c1", text=record["claim"], citations=tuple(ledger.ids))
-    return claim_premises(claim, ledger, load_settings(window_tokens=window_tokens))
+    return claim_premises(claim, ledger, settings)
 
 
 async def collect(args: argparse.Namespace) -> int:
@@ -210,6 +209,7 @@ async def collect(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         reasks=1,
         window_tokens=args.window_tokens,
+        evidence_mode=EvidenceMode.AUTO,  # what the facts and null modes judge on
     )
     base_url, model = await resolve_endpoint(settings)
     records = load_records(args.data)
@@ -217,7 +217,8 @@ async def collect(args: argparse.Namespace) -> int:
     random.Random(args.shuffle_seed).shuffle(records)
     records = records[: args.limit]
     if args.multi_window_at:
-        records = [r for r in records if len(whole_windows(r, args.multi_window_at)) > 1]
+        narrow = load_settings(window_tokens=args.multi_window_at)
+        records = [r for r in records if len(whole_windows(r, narrow)) > 1]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     skip = done_ids(args.out)
     todo = [r for r in records if r["id"] not in skip]
@@ -453,10 +454,7 @@ def step_scores(rows: list[dict[str, Any]]) -> list[Step]:
         ),
         Step(
             "14 10 + a names check as a hard pre-filter (candidate, not shipped)",
-            [
-                fence if r["checks"].get(CANDIDATE_NAMES) else gated(default_score(r), r)
-                for r in rows
-            ],
+            [gated(default_score(r), r, [*checks, CANDIDATE_NAMES]) for r in rows],
             [[auto_key(r), SENTENCES] for r in rows],
             "10",
         ),
@@ -468,10 +466,7 @@ def step_scores(rows: list[dict[str, Any]]) -> list[Step]:
         ),
         Step(
             "16 15 + each sentence of a multi-sentence claim judged too (min)",
-            [
-                gated(min(score_of(r, wide_key(r)), sentence_score(r, WIDE_SENTENCES)), r)
-                for r in rows
-            ],
+            [gated(wide_score(r), r) for r in rows],
             [[wide_key(r), WIDE_SENTENCES] for r in rows],
             "10",
         ),
