@@ -8,6 +8,7 @@ import pytest
 
 from judge.errors import JudgeUnavailable
 from judge.judgement import judge_claim, judge_over_views, judge_sentences
+from judge.protocols import Premise
 from judge.schemas import Claim, Label, Passage
 from judge.windows import SourceSpan, build_premises
 from tests.fakes import (
@@ -245,15 +246,23 @@ def _by_claim(scores: dict[str, float]) -> Any:
     return script
 
 
-async def test_a_claim_is_as_supported_as_its_weakest_sentence() -> None:
+FIRST, SECOND = "Express orders ship within 2 business days.", "They ship free."
+
+
+def _two_sentence_claim() -> tuple[Claim, list[Premise], list[tuple[Claim, list[Premise]]]]:
+    """A claim of two sentences, its premises, and each sentence paired with them."""
     premises = build_premises([LONG], window_tokens=5000, overlap_tokens=0)
-    first, second = "Express orders ship within 2 business days.", "They ship free."
-    claim = Claim(id="c9", text=f"{first} {second}", citations=("L1",))
+    claim = Claim(id="c9", text=f"{FIRST} {SECOND}", citations=("L1",))
     parts = [
         (claim.model_copy(update={"id": f"c9.s{n}", "text": t}), premises)
-        for n, t in enumerate((first, second), start=1)
+        for n, t in enumerate((FIRST, SECOND), start=1)
     ]
-    fake = FakeJudgeServer(_by_claim({claim.text: 0.8, first: 0.9, second: 0.2}))
+    return claim, premises, parts
+
+
+async def test_a_claim_is_as_supported_as_its_weakest_sentence() -> None:
+    claim, premises, parts = _two_sentence_claim()
+    fake = FakeJudgeServer(_by_claim({claim.text: 0.8, FIRST: 0.9, SECOND: 0.2}))
     judge = fake.judge(fake_settings(verdict_variant="yes_no"))
     whole = await judge_claim(judge, claim, premises, None, 0.5, 0.5)
     assert whole.label is Label.SUPPORTED
@@ -262,7 +271,7 @@ async def test_a_claim_is_as_supported_as_its_weakest_sentence() -> None:
     assert judged.p_supported == pytest.approx(0.2)
     assert judged.trace.calls == 3 == len(fake.requests)
 
-    fake = FakeJudgeServer(_by_claim({claim.text: 0.8, first: 0.9, second: 0.7}))
+    fake = FakeJudgeServer(_by_claim({claim.text: 0.8, FIRST: 0.9, SECOND: 0.7}))
     judge = fake.judge(fake_settings(verdict_variant="yes_no"))
     whole = await judge_claim(judge, claim, premises, None, 0.5, 0.5)
     judged = await judge_sentences(judge, whole, parts, None, 0.5, 0.5)
@@ -270,14 +279,8 @@ async def test_a_claim_is_as_supported_as_its_weakest_sentence() -> None:
 
 
 async def test_the_failing_sentence_of_a_supported_claim_gets_the_probe() -> None:
-    premises = build_premises([LONG], window_tokens=5000, overlap_tokens=0)
-    first, second = "Express orders ship within 2 business days.", "They ship free."
-    claim = Claim(id="c9", text=f"{first} {second}", citations=("L1",))
-    parts = [
-        (claim.model_copy(update={"id": f"c9.s{n}", "text": t}), premises)
-        for n, t in enumerate((first, second), start=1)
-    ]
-    yes = {claim.text: 0.8, first: 0.9, second: 0.2}
+    claim, premises, parts = _two_sentence_claim()
+    yes = {claim.text: 0.8, FIRST: 0.9, SECOND: 0.2}
     probed: list[str] = []
 
     def script(request: dict[str, Any]) -> Any:
@@ -293,7 +296,7 @@ async def test_the_failing_sentence_of_a_supported_claim_gets_the_probe() -> Non
     whole = await judge_claim(judge, claim, premises, None, 0.5, 0.5, probe=judge)
     assert whole.label is Label.SUPPORTED and not probed
     judged = await judge_sentences(judge, whole, parts, None, 0.5, 0.5, probe=judge)
-    assert probed == [second]  # the weakest sentence, not the whole claim
+    assert probed == [SECOND]  # the weakest sentence, not the whole claim
     assert judged.label is Label.CONTRADICTED
     assert judged.p_supported == pytest.approx(0.2) and judged.p_contradicted == pytest.approx(0.7)
     assert judged.trace.calls == 4 == len(fake.requests)
