@@ -139,20 +139,25 @@ TWO_SENTENCES = {
         pytest.param(lambda: invalid_json_response(), id="invalid-json"),
     ],
 )
-@pytest.mark.parametrize("stage", ["contradiction-probe", "sentence"])
+@pytest.mark.parametrize("stage", ["contradiction-probe", "sentence", "sentence-probe"])
 async def test_a_failing_follow_up_call_fails_the_claim_closed(failure: Any, stage: str) -> None:
-    """The first answer came back fine; the probe or a sentence's call fails."""
+    """The first answers came back fine; the probe, a sentence's call, or the probe of the
+    sentence that failed a supported claim fails."""
     whole = TWO_SENTENCES["claims"][0]["text"]
 
-    def script(body: dict[str, Any]) -> Any:
-        first = fenced(body)["CLAIM"] == whole and "VerdictYesNo" in json.dumps(body)
-        if not first:
-            return failure()
-        answer = "unsupported" if stage == "contradiction-probe" else "supported"
-        p = 0.1 if answer == "unsupported" else 0.9
+    def yes_no(p: float) -> Any:
+        answer = "supported" if p >= 0.5 else "unsupported"
         return verdict_response(
             answer, variant="yes_no", scores={"supported": p, "unsupported": 1 - p}
         )
+
+    def script(body: dict[str, Any]) -> Any:
+        claim, asked_yes_no = fenced(body)["CLAIM"], "VerdictYesNo" in json.dumps(body)
+        if asked_yes_no and claim == whole:
+            return yes_no(0.1 if stage == "contradiction-probe" else 0.9)
+        if stage == "sentence-probe" and asked_yes_no:
+            return yes_no(0.1 if claim == "Returns cost nothing." else 0.9)
+        return failure()
 
     fake = FakeJudgeServer(script)
     settings = fake_settings(check_conclusion=False, verdict_variant="yes_no")
