@@ -1,5 +1,7 @@
-"""Evidence-first against claim-first: the same yes/no consistency question with the document
-before the claim or after it, paired on the same claims and evidence.
+"""Prompt variants of the yes/no question, paired on the same claims and evidence: the document
+before the claim or after it (`--layout`), and the question asked the other way round
+(`--question inverted`: "does the claim contain anything the document does not substantiate?",
+scored as P(no), to see whether the judge's lean towards "yes" cancels out).
 
     python benchmarks/prompt_layout.py collect --data ../shared/data/dev/dev_claims.jsonl \
         --layout evidence_first --out benchmarks/results/layout_evidence_first.jsonl --limit 80
@@ -7,12 +9,16 @@ before the claim or after it, paired on the same claims and evidence.
         --out benchmarks/results/layout_claim_first.jsonl --limit 80
     python benchmarks/prompt_layout.py compare --data ../shared/data/dev/dev_claims.jsonl \
         benchmarks/results/layout_evidence_first.jsonl benchmarks/results/layout_claim_first.jsonl
+    python benchmarks/prompt_layout.py collect ... --layout evidence_first --question inverted \
+        --evidence whole --out benchmarks/results/question_inverted.jsonl --limit 80
 
 The prompts are plain chat messages, not the shipped templates: the layout is the only thing
 that differs between the two runs (the shipped `entail_yes_no.j2` is evidence-first, which also
 lets a server reuse the cached evidence prefix across the claims of one request). The answer is
 one plain-text token, P(yes) read from its top log-probabilities. Evidence is the claim's
-selected sentences, as the pipeline selects them. Claims are taken in the same fixed shuffle as
+selected sentences, as the pipeline selects them (`--evidence selected`, in 700-token windows,
+the best window counts), or the whole passages in the shipped 2000-token windows
+(`--evidence whole`). Claims are taken in the same fixed shuffle as
 `accuracy.py`, so `--limit 80` covers the same claims as its paired table.
 """
 
@@ -38,6 +44,7 @@ from judge.schemas import Claim, EvidenceLedger, Passage
 from judge.templates import neutralise
 
 SYSTEM = "You are a careful fact checker."
+WHOLE_WINDOW = 2000  # the shipped window size
 QUESTION = (
     "Determine whether the provided claim is consistent with the corresponding document. "
     "Consistency in this context implies that all information presented in the claim is "
@@ -47,6 +54,16 @@ ASK = (
     'Please assess the claim\'s consistency with the document by responding with either "yes" '
     'or "no".'
 )
+QUESTIONS = {
+    "consistency": (QUESTION, ASK),
+    # The same decision asked the other way round: "yes" now means not supported.
+    "inverted": (
+        "Determine whether the claim contains any information that the document does not state "
+        "or that contradicts the document: a detail, name, number, role or relation the document "
+        "does not substantiate.",
+        'Does the claim contain such unsupported information? Respond with either "yes" or "no".',
+    ),
+}
 LAYOUTS = {
     "evidence_first": "{question}\n\nDocument:\n{evidence}\n\nClaim: {claim}\n\n{ask}",
     "claim_first": "{question}\n\nClaim: {claim}\n\nDocument:\n{evidence}\n\n{ask}",
@@ -65,11 +82,14 @@ def p_yes(top: list[dict[str, Any]]) -> float:
 
 
 def collect(args: argparse.Namespace) -> int:
-    settings = load_settings(window_tokens=BASE_WINDOW)
+    whole = args.evidence == "whole"
+    settings = load_settings(window_tokens=WHOLE_WINDOW if whole else BASE_WINDOW)
     records = load_records(args.data)
     random.Random(args.shuffle_seed).shuffle(records)
     skip = done_ids(args.out)
     layout = LAYOUTS[args.layout]
+    question, ask = QUESTIONS[args.question]
+    inverted = args.question == "inverted"
     with httpx.Client(base_url=args.base_url, timeout=600) as http:
         for record in records[: args.limit]:
             if record["id"] in skip:
@@ -77,14 +97,14 @@ def collect(args: argparse.Namespace) -> int:
             passages = tuple(Passage(id=e["id"], text=e["text"]) for e in record["evidence"])
             ledger = EvidenceLedger(passages=passages)
             claim = Claim(id="c1", text=record["claim"], citations=tuple(ledger.ids))
-            spans = selected_spans(claim.text, list(passages), settings)
+            spans = None if whole else selected_spans(claim.text, list(passages), settings)
             scores, started = [], time.perf_counter()
             for premise in claim_premises(claim, ledger, settings, spans):
                 user = layout.format(
-                    question=QUESTION,
+                    question=question,
                     evidence=neutralise(premise.text),
                     claim=neutralise(claim.text),
-                    ask=ASK,
+                    ask=ask,
                 )
                 body = {
                     "messages": [
@@ -97,7 +117,8 @@ def collect(args: argparse.Namespace) -> int:
                     "top_logprobs": 10,
                 }
                 reply = http.post("/chat/completions", json=body).raise_for_status().json()
-                scores.append(p_yes(reply["choices"][0]["logprobs"]["content"][0]["top_logprobs"]))
+                yes = p_yes(reply["choices"][0]["logprobs"]["content"][0]["top_logprobs"])
+                scores.append(1.0 - yes if inverted else yes)
             row = {
                 "id": record["id"],
                 "dataset": record["dataset"],
@@ -154,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--data", type=Path, required=True)
     c.add_argument("--out", type=Path, required=True)
     c.add_argument("--layout", choices=sorted(LAYOUTS), required=True)
+    c.add_argument("--question", choices=sorted(QUESTIONS), default="consistency")
+    c.add_argument("--evidence", choices=("selected", "whole"), default="selected")
     c.add_argument("--base-url", default="http://127.0.0.1:48731/v1")
     c.add_argument("--limit", type=int)
     c.add_argument("--shuffle-seed", type=int, default=13)
