@@ -64,6 +64,33 @@ QUESTIONS = {
         'Does the claim contain such unsupported information? Respond with either "yes" or "no".',
     ),
 }
+# Worked examples (`--examples`), written for this benchmark: a paraphrase and a summary that
+# are supported, a swapped role and an added detail that are not. They come before the evidence,
+# so a server caches them with the system message.
+EXAMPLES = (
+    (
+        "In a trial of 1,200 adults, those who received the vaccine were admitted to hospital 70% "
+        "less often than those given a placebo.",
+        "Vaccinated adults in the trial needed hospital care less often than unvaccinated ones.",
+        "yes",
+    ),
+    (
+        "Anna: Can you pick up the kids at 5? I have a meeting.\nTom: Sure, I'll be there.",
+        "Tom asks Anna to pick up the kids at 5.",
+        "no",
+    ),
+    (
+        "The city museum reopened in March after a two-year renovation of its east wing.",
+        "The museum reopened in March after a renovation paid for by the city.",
+        "no",
+    ),
+    (
+        "Third-quarter revenue rose 12% to $4.1 billion, and the operating margin widened from 9% "
+        "to 11% as shipping costs fell.",
+        "The company's revenue and margins improved in the third quarter.",
+        "yes",
+    ),
+)
 LAYOUTS = {
     "evidence_first": "{question}\n\nDocument:\n{evidence}\n\nClaim: {claim}\n\n{ask}",
     "claim_first": "{question}\n\nClaim: {claim}\n\nDocument:\n{evidence}\n\n{ask}",
@@ -90,6 +117,12 @@ def collect(args: argparse.Namespace) -> int:
     layout = LAYOUTS[args.layout]
     question, ask = QUESTIONS[args.question]
     inverted = args.question == "inverted"
+    shots = []
+    for document, example_claim, answer in EXAMPLES if args.examples else ():
+        if inverted:
+            answer = "no" if answer == "yes" else "yes"
+        text = layout.format(question=question, evidence=document, claim=example_claim, ask=ask)
+        shots += [{"role": "user", "content": text}, {"role": "assistant", "content": answer}]
     with httpx.Client(base_url=args.base_url, timeout=600) as http:
         for record in records[: args.limit]:
             if record["id"] in skip:
@@ -109,6 +142,7 @@ def collect(args: argparse.Namespace) -> int:
                 body = {
                     "messages": [
                         {"role": "system", "content": SYSTEM},
+                        *shots,
                         {"role": "user", "content": user},
                     ],
                     "max_tokens": 1,
@@ -177,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--layout", choices=sorted(LAYOUTS), required=True)
     c.add_argument("--question", choices=sorted(QUESTIONS), default="consistency")
     c.add_argument("--evidence", choices=("selected", "whole"), default="selected")
+    c.add_argument("--examples", action="store_true", help="four worked examples first")
     c.add_argument("--base-url", default="http://127.0.0.1:48731/v1")
     c.add_argument("--limit", type=int)
     c.add_argument("--shuffle-seed", type=int, default=13)
