@@ -85,6 +85,23 @@ def check_signals(claim: str, evidence: str) -> dict[str, str]:
     return out
 
 
+def record_checks(record: dict[str, Any]) -> dict[str, str]:
+    """The exact checks on a labelled record's claim and whole evidence (no model call)."""
+    return check_signals(record["claim"], "\n\n".join(e["text"] for e in record["evidence"]))
+
+
+def recheck(rows: list[dict[str, Any]], data: Path) -> None:
+    """Score the exact checks as the code stands now, not as they stood when the signals were
+    collected, with the candidate names check (step 14) beside them."""
+    records = {r["id"]: r for r in load_records(data)}
+    for row in rows:
+        record = records[row["id"]]
+        row["checks"] = record_checks(record)
+        evidence = "\n\n".join(e["text"] for e in record["evidence"])
+        if missing_names(record["claim"], evidence):
+            row["checks"][CANDIDATE_NAMES] = CheckStatus.FAILED.value
+
+
 async def judge_sentences(
     judge: Any, claim: Claim, ledger: EvidenceLedger, settings: Any
 ) -> dict[str, Any]:
@@ -239,7 +256,7 @@ async def collect(args: argparse.Namespace) -> int:
                 "dataset": record["dataset"],
                 "gold": record["label"],
                 "numeric": bool(record.get("meta", {}).get("numeric")),
-                "checks": check_signals(record["claim"], "\n\n".join(p.text for p in passages)),
+                "checks": record_checks(record),
             }
             for mode in modes:
                 # Another window size is another signal: "whole-w2000@yes_no".
@@ -500,13 +517,14 @@ def default_score(row: dict[str, Any]) -> float:
     return min(score_of(row, auto_key(row)), sentence_score(row))
 
 
+def logit(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
+
+
 def contextual(row: dict[str, Any]) -> float:
     """Contextual calibration (Zhao et al., 2021): the default's P(yes) with the judge's bias
     for the evidence, P(yes) for the content-free claim on it, taken out in log-odds."""
-
-    def logit(p: float) -> float:
-        p = min(max(p, 1e-6), 1 - 1e-6)
-        return math.log(p / (1 - p))
 
     shifted = logit(default_score(row)) - logit(score_of(row, CONTENT_FREE_KEY))
     return 1 / (1 + math.exp(-shifted))
@@ -607,14 +625,7 @@ def print_table(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> No
 def table(args: argparse.Namespace) -> int:
     rows = merged_rows(args.signals)
     if args.data is not None:
-        # The exact checks cost no model call: score them as the code stands now.
-        records = {r["id"]: r for r in load_records(args.data)}
-        for row in rows:
-            record = records[row["id"]]
-            evidence = "\n\n".join(e["text"] for e in record["evidence"])
-            row["checks"] = check_signals(record["claim"], evidence)
-            if missing_names(record["claim"], evidence):
-                row["checks"][CANDIDATE_NAMES] = CheckStatus.FAILED.value
+        recheck(rows, args.data)
     fill_wide(rows)
     k, seeds = args.folds, list(range(args.seeds))
     keys = sorted({key for r in rows for key in r if isinstance(r[key], dict) and key != "checks"})

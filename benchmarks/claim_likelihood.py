@@ -139,11 +139,6 @@ def features(row: dict[str, Any]) -> dict[str, float]:
     }
 
 
-def logit(p: float) -> float:
-    p = min(max(p, 1e-6), 1 - 1e-6)
-    return math.log(p / (1 - p))
-
-
 def nested_cv(
     combined: Callable[[int, float], float],
     gold: list[bool],
@@ -184,15 +179,11 @@ def score(args: argparse.Namespace) -> int:
     likelihood = {row["id"]: row for row in accuracy.load_records(args.likelihood)}
     rows = [r for r in accuracy.merged_rows(args.signals) if r["id"] in likelihood]
     accuracy.fill_wide(rows)
-    records = {r["id"]: r for r in accuracy.load_records(args.data)}
-    for row in rows:  # the exact checks as the code stands, as `accuracy.py table --data` does
-        record = records[row["id"]]
-        evidence = "\n\n".join(e["text"] for e in record["evidence"])
-        row["checks"] = accuracy.check_signals(record["claim"], evidence)
+    accuracy.recheck(rows, args.data)
     checks = [c.name for c in default_checks()]
     gold = [r["gold"] == "supported" for r in rows]
     gated = [accuracy.check_failed(r, checks) for r in rows]
-    base = [logit(accuracy.wide_score(r)) for r in rows]
+    base = [accuracy.logit(accuracy.wide_score(r)) for r in rows]
     feats = [features(likelihood[r["id"]]) for r in rows]
     seeds = range(args.seeds)
     judged = [i for i in range(len(rows)) if not gated[i]]

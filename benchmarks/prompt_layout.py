@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from accuracy import BASE_WINDOW, check_failed, check_signals, cv, done_ids, load_records, mcnemar
+from accuracy import BASE_WINDOW, check_failed, cv, done_ids, load_records, mcnemar, record_checks
 
 from judge.checks import default_checks
 from judge.config import load_settings
@@ -171,17 +171,7 @@ def compare(args: argparse.Namespace) -> int:
     ids = [i for i in runs[0] if all(i in run for run in runs[1:])]
     gold = [records[i]["label"] == "supported" for i in ids]
     names = [c.name for c in default_checks()]
-    failed = [
-        check_failed(
-            {
-                "checks": check_signals(
-                    records[i]["claim"], "\n\n".join(e["text"] for e in records[i]["evidence"])
-                )
-            },
-            names,
-        )
-        for i in ids
-    ]
+    failed = [check_failed({"checks": record_checks(records[i])}, names) for i in ids]
     print(f"{len(ids)} paired claims, 5-fold CV over 5 seeds, exact checks as a hard pre-filter\n")
     print("| layout | balanced accuracy (CV) | ROC-AUC (judge score) | s / claim |")
     print("|---|---|---|---|")

@@ -77,19 +77,14 @@ def score(args: argparse.Namespace) -> int:
     rows = accuracy.merged_rows([*signals, args.out])
     accuracy.fill_wide(rows)
     rows = [r for r in rows if EXAMPLES_SIGNAL in r]
-    records = {r["id"]: r for r in accuracy.load_records(args.data)}
-    for row in rows:
-        record = records[row["id"]]
-        evidence = "\n\n".join(e["text"] for e in record["evidence"])
-        row["checks"] = accuracy.check_signals(record["claim"], evidence)
+    accuracy.recheck(rows, args.data)
     checks = [c.name for c in default_checks()]
     gold = [r["gold"] == "supported" for r in rows]
 
     def examples(row: dict[str, Any]) -> float:
-        """Step 15's auto rule on the signal judged with the examples."""
-        if row.get(accuracy.WIDE, {}).get("windows", 1) == 1:
-            return accuracy.score_of(row, EXAMPLES_SIGNAL)
-        return accuracy.score_of(row, accuracy.YES_NO_SELECTED)
+        """Step 15's auto rule, with the whole evidence judged with the examples."""
+        key = accuracy.wide_key(row)
+        return accuracy.score_of(row, EXAMPLES_SIGNAL if key == accuracy.WIDE else key)
 
     variants: dict[str, Callable[[dict[str, Any]], float]] = {
         "step 15: whole evidence, shipped template": lambda r: accuracy.score_of(
