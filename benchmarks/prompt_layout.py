@@ -25,6 +25,7 @@ the best window counts), or the whole passages in the shipped 2000-token windows
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import math
 import random
@@ -40,6 +41,7 @@ from judge.checks import default_checks
 from judge.config import load_settings
 from judge.judging import claim_premises, selected_spans
 from judge.metrics_eval import roc_auc
+from judge.runtime import resolve_endpoint
 from judge.schemas import Claim, EvidenceLedger, Passage
 from judge.templates import neutralise
 
@@ -123,7 +125,9 @@ def collect(args: argparse.Namespace) -> int:
             answer = "no" if answer == "yes" else "yes"
         text = layout.format(question=question, evidence=document, claim=example_claim, ask=ask)
         shots += [{"role": "user", "content": text}, {"role": "assistant", "content": answer}]
-    with httpx.Client(base_url=args.base_url, timeout=600) as http:
+    # The running judge (the embedded server, or JUDGE_BASE_URL) unless --base-url names one.
+    base_url = args.base_url or asyncio.run(resolve_endpoint(settings))[0]
+    with httpx.Client(base_url=base_url, timeout=600) as http:
         for record in records[: args.limit]:
             if record["id"] in skip:
                 continue
@@ -202,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--question", choices=sorted(QUESTIONS), default="consistency")
     c.add_argument("--evidence", choices=("selected", "whole"), default="selected")
     c.add_argument("--examples", action="store_true", help="four worked examples first")
-    c.add_argument("--base-url", default="http://127.0.0.1:48731/v1")
+    c.add_argument("--base-url", help="an OpenAI-compatible /v1 URL (default: the judge's)")
     c.add_argument("--limit", type=int)
     c.add_argument("--shuffle-seed", type=int, default=13)
     c.set_defaults(run=collect)
