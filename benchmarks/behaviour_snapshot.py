@@ -1,0 +1,128 @@
+"""Snapshot what `judge verify --json` decides, to compare two versions of the code.
+
+Runs the CLI on every file in `examples/` and on a fixed, stratified sample of dev claims (each
+claim a structured request citing its record's passages), and writes one JSON line per request
+with the action, labels, scores and evidence pointers: everything but timings, ids and cache
+flags. Two snapshots taken before and after a change are compared with `--compare`.
+
+    python benchmarks/behaviour_snapshot.py --out before.jsonl
+    python benchmarks/behaviour_snapshot.py --out after.jsonl
+    python benchmarks/behaviour_snapshot.py --compare before.jsonl after.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DEV_CLAIMS = ROOT.parent / "shared" / "data" / "dev" / "dev_claims.jsonl"
+VOLATILE = {
+    "request_id",
+    "seconds",
+    "latency_s",
+    "cached",
+    "created_at",
+    "fence",
+    "nonce",
+    "audit_id",
+}
+
+
+def dev_requests(count: int) -> list[tuple[str, dict[str, Any]]]:
+    """Every n-th dev claim, so the sample spans every dataset and label."""
+    records = [json.loads(line) for line in DEV_CLAIMS.read_text().splitlines() if line.strip()]
+    step = max(1, len(records) // count)
+    chosen = records[::step][:count]
+    out: list[tuple[str, dict[str, Any]]] = []
+    for record in chosen:
+        ids = [e["id"] for e in record["evidence"]]
+        request = {
+            "evidence": [{"id": e["id"], "text": e["text"]} for e in record["evidence"]],
+            "claims": [{"text": record["claim"], "chunk_ids": ids}],
+        }
+        out.append((f"dev:{record['id']}", request))
+    return out
+
+
+def strip(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: strip(v) for k, v in sorted(value.items()) if k not in VOLATILE}
+    if isinstance(value, list):
+        return [strip(v) for v in value]
+    if isinstance(value, float):
+        return round(value, 4)
+    return value
+
+
+def run_cli(path: Path, env: dict[str, str]) -> dict[str, Any]:
+    proc = subprocess.run(
+        ["judge", "verify", "--json", str(path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    try:
+        body: dict[str, Any] = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        body = {"stdout": proc.stdout[-500:], "stderr": proc.stderr[-500:]}
+    return {"exit": proc.returncode, "response": strip(body)}
+
+
+def snapshot(out: Path, dev_count: int) -> None:
+    jobs: list[tuple[str, Path]] = [
+        (f"example:{p.name}", p) for p in sorted((ROOT / "examples").glob("*.json"))
+        if p.name != "judge.json"
+    ]
+    tmp = Path(tempfile.mkdtemp())
+    # A fresh verdict cache: a snapshot served from the last one would compare nothing.
+    env = {**os.environ, "JUDGE_CACHE_ENABLED": "false"}
+    for name, request in dev_requests(dev_count):
+        path = tmp / (name.replace(":", "_").replace("/", "_") + ".json")
+        path.write_text(json.dumps(request))
+        jobs.append((name, path))
+    with out.open("w") as sink:
+        for number, (name, path) in enumerate(jobs, start=1):
+            result = run_cli(path, env)
+            sink.write(json.dumps({"name": name, **result}, sort_keys=True) + "\n")
+            sink.flush()
+            print(f"{number}/{len(jobs)} {name}: exit {result['exit']}", file=sys.stderr)
+
+
+def compare(before: Path, after: Path) -> int:
+    def load(path: Path) -> dict[str, Any]:
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        return {row["name"]: row for row in rows}
+
+    old, new = load(before), load(after)
+    differing = [name for name in old if old[name] != new.get(name)]
+    missing = [name for name in old if name not in new]
+    print(f"{len(old)} requests compared: {len(differing)} differ, {len(missing)} missing")
+    for name in differing:
+        print(f"  differs: {name}")
+    return 1 if differing or missing else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--dev", type=int, default=50, help="dev claims to include")
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
+    args = parser.parse_args()
+    if args.compare:
+        return compare(*args.compare)
+    if args.out is None:
+        parser.error("--out or --compare is required")
+    snapshot(args.out, args.dev)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
