@@ -33,18 +33,23 @@ from typing import Any
 
 from names_dev import missing_names
 
-from judge.cache import VerdictCache
-from judge.calibrate import Objective, choose_threshold, cross_validate_threshold, stratified_folds
-from judge.checks import default_checks
-from judge.claims import split_sentences
-from judge.client import build_http_judge
 from judge.config import EvidenceMode, Settings, load_settings
 from judge.errors import VerifierFault
-from judge.judgement import judge_claim
-from judge.judging import claim_premises, evidence_views, selected_spans
-from judge.metrics_eval import balanced_accuracy, roc_auc
+from judge.eval.calibrate import (
+    Objective,
+    choose_threshold,
+    cross_validate_threshold,
+    stratified_folds,
+)
+from judge.eval.metrics import balanced_accuracy, roc_auc
+from judge.judges.cache import VerdictCache
+from judge.judges.endpoint import resolve_endpoint
+from judge.judges.http import build_http_judge
+from judge.pipeline.checks import default_checks
+from judge.pipeline.claims.sentences import split_sentences
+from judge.pipeline.entail.aggregate import judge_claim
+from judge.pipeline.entail.claim import claim_premises, evidence_views, selected_spans
 from judge.protocols import Premise
-from judge.runtime import resolve_endpoint
 from judge.schemas import CheckStatus, Claim, EvidenceLedger, Passage
 
 MODES = ("whole", "selected")

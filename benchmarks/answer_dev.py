@@ -109,7 +109,7 @@ def example_items() -> list[Item]:
 
 
 def run_judge(args: Sequence[str], timeout: float) -> tuple[int, dict[str, Any] | None, str]:
-    command = [sys.executable, "-m", "judge.cli", *args]
+    command = [sys.executable, "-m", "judge.cli.app", *args]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:

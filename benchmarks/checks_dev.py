@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judge.checks import default_checks
+from judge.pipeline.checks import default_checks
 from judge.protocols import Check
 from judge.schemas import CheckOutcome, CheckStatus
 

@@ -39,11 +39,11 @@ from typing import Any
 import accuracy
 import httpx
 
-from judge.calibrate import Objective, choose_threshold, stratified_folds
-from judge.checks import default_checks
 from judge.config import load_settings
-from judge.metrics_eval import balanced_accuracy, roc_auc
-from judge.runtime import resolve_endpoint
+from judge.eval.calibrate import Objective, choose_threshold, stratified_folds
+from judge.eval.metrics import balanced_accuracy, roc_auc
+from judge.judges.endpoint import resolve_endpoint
+from judge.pipeline.checks import default_checks
 
 SYSTEM = "You are a careful assistant."
 WITH_EVIDENCE = "Document:\n<<<\n{evidence}\n>>>\n\nWrite a statement that the document supports."

@@ -19,8 +19,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from judge.checks.date_mentions import MONTHS, WEEKDAYS
-from judge.checks.text import fold
+from judge.pipeline.checks.date_mentions import MONTHS, WEEKDAYS
+from judge.pipeline.checks.text import fold
 
 _FUNCTION_WORDS = (
     "i a an the this that these those it its he she they we you his her their our my in on at "

@@ -26,11 +26,11 @@ from typing import Any
 import openai
 
 from judge.config import load_settings
-from judge.entail import VerdictLabelOnly, entail_prompt
-from judge.runtime import resolve_endpoint
+from judge.judges.endpoint import resolve_endpoint
+from judge.judges.templates import new_nonce
+from judge.pipeline.entail.verdict import VerdictLabelOnly, entail_prompt
+from judge.pipeline.entail.windows import premises_for_claim
 from judge.schemas import Claim, EvidenceLedger, Passage
-from judge.templates import new_nonce
-from judge.windows import premises_for_claim
 
 
 async def call(

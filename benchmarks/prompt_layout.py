@@ -37,13 +37,13 @@ from typing import Any
 import httpx
 from accuracy import BASE_WINDOW, check_failed, cv, done_ids, load_records, mcnemar, record_checks
 
-from judge.checks import default_checks
 from judge.config import load_settings
-from judge.judging import claim_premises, selected_spans
-from judge.metrics_eval import roc_auc
-from judge.runtime import resolve_endpoint
+from judge.eval.metrics import roc_auc
+from judge.judges.endpoint import resolve_endpoint
+from judge.judges.templates import neutralise
+from judge.pipeline.checks import default_checks
+from judge.pipeline.entail.claim import claim_premises, selected_spans
 from judge.schemas import Claim, EvidenceLedger, Passage
-from judge.templates import neutralise
 
 SYSTEM = "You are a careful fact checker."
 WHOLE_WINDOW = 2000  # the shipped window size

@@ -33,8 +33,8 @@ from logging_proxy import LoggingProxy, Usage
 from rich.console import Console
 from rich.table import Table
 
-from judge.eval_io import load_records, read_predictions
-from judge.metrics_eval import balanced_accuracy, roc_auc
+from judge.eval.metrics import balanced_accuracy, roc_auc
+from judge.eval.records import load_records, read_predictions
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = HERE.parent.parent / "shared" / "data" / "dev" / "dev_claims.jsonl"
@@ -169,7 +169,7 @@ def setup_ragas(path: Path) -> None:
 
 def local_judge_endpoint(model: str | None) -> tuple[str, str | None]:
     status = subprocess.run(
-        [sys.executable, "-m", "judge.cli", "local", "status", "--json"],
+        [sys.executable, "-m", "judge.cli.app", "local", "status", "--json"],
         capture_output=True,
         text=True,
         check=False,

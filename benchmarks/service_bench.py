@@ -29,7 +29,7 @@ from typing import Any
 
 import httpx
 
-from judge.audit_stats import percentile
+from judge.audit.stats import percentile
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "refund_policy.json"

@@ -31,10 +31,10 @@ from typing import Any
 import accuracy
 from prompt_layout import EXAMPLES
 
-from judge import templates
-from judge.checks import default_checks
-from judge.entail import YES_NO_TEMPLATE, entail_prompt
-from judge.metrics_eval import roc_auc
+from judge.eval.metrics import roc_auc
+from judge.judges import templates
+from judge.pipeline.checks import default_checks
+from judge.pipeline.entail.verdict import YES_NO_TEMPLATE, entail_prompt
 from judge.protocols import Premise
 
 SIGNAL_FILES = ("signals", "whole", "yes_no", "sentences", "w2000", "sentences_w2000")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from judge.pipeline import verify, verify_sync
+    from judge.pipeline.runner import verify, verify_sync
 
 __all__ = ["verify", "verify_sync"]
 __version__ = "0.1.0"
@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 def __getattr__(name: str) -> Any:
     # Imported lazily so `judge --help` and the schemas load without the HTTP stack.
     if name in __all__:
-        from judge import pipeline
+        from judge.pipeline import runner as pipeline
 
         return getattr(pipeline, name)
     raise AttributeError(name)

@@ -25,10 +25,10 @@ from typing import Any
 
 import httpx
 
-from judge.cache import VerdictCache
-from judge.client import FailFastTransport, HttpJudge, build_http_judge
 from judge.config import Settings
-from judge.entail import label_value_offset
+from judge.judges.cache import VerdictCache
+from judge.judges.http import FailFastTransport, HttpJudge, build_http_judge
+from judge.pipeline.entail.verdict import label_value_offset
 
 FAKE_MODEL = "fake-judge"
 FAKE_BASE_URL = "http://fake-judge.test/v1"

@@ -21,8 +21,8 @@ from typing import Any
 
 import httpx
 
-from judge.checks.text import normalise
-from judge.claims import content_words, word_form
+from judge.pipeline.checks.text import normalise
+from judge.pipeline.claims.sentences import content_words, word_form
 
 FAKE_MODEL = "redteam-rule-judge"
 FAKE_BASE_URL = "http://redteam-judge.invalid/v1"

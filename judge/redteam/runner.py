@@ -1,4 +1,5 @@
-"""Run red-team cases through the full pipeline (``judge.pipeline.verify``) with a chosen judge.
+"""Run red-team cases through the full pipeline (``judge.pipeline.runner.verify``) with a
+chosen judge.
 
 Every case gets a fresh judge over a recording transport, so the requests sent to the judge can
 be checked for prompt structure. Each clean case a case is compared with runs once. Cases with
@@ -21,11 +22,11 @@ from typing import Any, Literal
 
 import httpx
 
-from judge import pipeline
-from judge.client import build_http_judge, default_http_client
 from judge.config import Settings
 from judge.errors import InputError
-from judge.inputs import load_request
+from judge.judges.http import build_http_judge, default_http_client
+from judge.pipeline import runner as pipeline
+from judge.pipeline.inputs import load_request
 from judge.protocols import Check
 from judge.redteam.fake_judge import FAKE_BASE_URL, FAKE_MODEL, RuleJudge
 from judge.redteam.model import Case, NestedJson, RawJson, Request, request_key
@@ -57,7 +58,7 @@ class JudgeChoice:
 
 def embedded_judge(settings: Settings) -> JudgeChoice:
     """The embedded judge server (started if it is not running), or the configured endpoint."""
-    from judge import runtime
+    from judge.judges import endpoint as runtime
 
     base_url, model = asyncio.run(runtime.resolve_endpoint(settings))
     return JudgeChoice("http", base_url, model)

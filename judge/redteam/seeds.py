@@ -11,10 +11,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge.claims import extract_sentence_claims, split_sentences
 from judge.errors import InputError
-from judge.eval_io import load_records
-from judge.inputs import parse_request
+from judge.eval.records import load_records
+from judge.pipeline.claims.sentences import extract_sentence_claims, split_sentences
+from judge.pipeline.inputs import parse_request
 from judge.redteam.model import Passage, Seed, Sentence
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples"

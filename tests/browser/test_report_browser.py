@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from judge.report_html import render_run_report, write_report
+from judge.reports.html import render_run_report, write_report
 from judge.schemas import (
     Action,
     CharSpan,

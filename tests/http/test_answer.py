@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from judge import runtime
-from judge.answer import (
+from judge.answer.generator import build_http_generator
+from judge.answer.loop import (
     ESCALATION_MARKER,
     SAFE_MESSAGE,
     AnswerOptions,
@@ -22,11 +22,11 @@ from judge.answer import (
     RepairStyle,
     answer,
 )
-from judge.answer_check import REFUSAL_SENTENCE
-from judge.audit import AuditLog
-from judge.cli import main
-from judge.client_generate import build_http_generator
+from judge.answer.relevance import REFUSAL_SENTENCE
+from judge.audit.log import AuditLog
+from judge.cli.app import main
 from judge.errors import LocalServerError
+from judge.judges import endpoint as runtime
 from tests.fakes import (
     FAKE_BASE_URL,
     FakeJudgeServer,

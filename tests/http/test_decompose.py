@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from judge.decompose import Conclusion, Facts, facts_to_claims
 from judge.errors import JudgeOutputInvalid, JudgeUnavailable
+from judge.pipeline.claims.decompose import Conclusion, Facts, facts_to_claims
 from judge.schemas import CharSpan, Claim, ClaimOrigin
 from tests.fakes import (
     FakeJudgeServer,

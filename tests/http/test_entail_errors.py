@@ -8,10 +8,10 @@ from typing import Any
 import httpx
 import pytest
 
-from judge.cache import VerdictCache
 from judge.errors import JudgeOutputInvalid, JudgeUnavailable, VerifierFault
+from judge.judges.cache import VerdictCache
+from judge.pipeline.entail.windows import build_premises
 from judge.schemas import Claim, Passage
-from judge.windows import build_premises
 from tests.fakes import (
     FakeJudgeServer,
     chat_completion,

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from judge.entail import Verdict, VerdictQuoteFirst
 from judge.errors import ConfigError
+from judge.pipeline.entail.verdict import Verdict, VerdictQuoteFirst
+from judge.pipeline.entail.windows import build_premises
 from judge.protocols import Decomposer, Judge
 from judge.schemas import Claim, Passage
-from judge.windows import build_premises
 from tests.fakes import FakeJudgeServer, fake_settings, verdict_response
 
 EVIDENCE = (

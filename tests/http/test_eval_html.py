@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.cli import main
+from judge.cli.app import main
 
 RECORDS = [
     {

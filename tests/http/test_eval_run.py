@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from judge.cli import main
+from judge.cli.app import main
 from judge.config import Settings
-from judge.eval_io import load_records, read_predictions
-from judge.evaluate import evaluate
+from judge.eval.records import load_records, read_predictions
+from judge.eval.run import evaluate
 from judge.protocols import EntailmentResult, Premise
 from judge.schemas import Claim
 from tests.fakes import (

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from judge.entail import VARIANTS
 from judge.errors import JudgeOutputInvalid
+from judge.pipeline.entail.verdict import VARIANTS
+from judge.pipeline.entail.windows import build_premises
 from judge.schemas import Claim, Passage
-from judge.windows import build_premises
 from tests.fakes import FakeJudgeServer, chat_completion, fake_settings, verdict_response
 
 NONCE_GUESS = "3f9a1c0b2d4e6f8a1b3c5d7e"

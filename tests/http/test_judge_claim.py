@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from judge.errors import JudgeUnavailable
-from judge.judgement import judge_claim, judge_over_views, judge_sentences
+from judge.pipeline.entail.aggregate import judge_claim, judge_over_views, judge_sentences
+from judge.pipeline.entail.windows import SourceSpan, build_premises
 from judge.protocols import Premise
 from judge.schemas import Claim, Label, Passage
-from judge.windows import SourceSpan, build_premises
 from tests.fakes import (
     FakeJudgeServer,
     fake_settings,

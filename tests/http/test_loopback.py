@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from judge.client import api_base, build_http_judge
 from judge.errors import JudgeOutputInvalid, JudgeUnavailable
+from judge.judges.http import api_base, build_http_judge
+from judge.pipeline.entail.windows import build_premises
 from judge.schemas import Claim, Passage
-from judge.windows import build_premises
 from tests.fakes import (
     FakeJudgeServer,
     connection_refused,

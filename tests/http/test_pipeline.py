@@ -7,9 +7,9 @@ from typing import Any
 import httpx
 import pytest
 
-from judge.cache import VerdictCache
 from judge.config import Settings
-from judge.pipeline import verify
+from judge.judges.cache import VerdictCache
+from judge.pipeline.runner import verify
 from judge.schemas import Action, Label
 from tests.fakes import (
     FakeJudgeServer,
@@ -455,7 +455,7 @@ async def test_a_check_that_crashes_fails_its_claim_closed(monkeypatch: pytest.M
         def __call__(self, claim: str, evidence: str) -> None:
             raise RuntimeError("unexpected input")
 
-    monkeypatch.setattr("judge.pipeline.default_checks", lambda: [Broken()])
+    monkeypatch.setattr("judge.pipeline.runner.default_checks", lambda: [Broken()])
     fake = FakeJudgeServer()
     settings = fake_settings(check_conclusion=False)
     response = await verify(example("multi_hop.json"), settings, judge=fake.judge(settings))

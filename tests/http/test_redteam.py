@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from judge import pipeline
-from judge.checks import IdentifierCheck, default_checks
-from judge.cli import main
+from judge.cli.app import main
 from judge.config import Settings
 from judge.errors import InputError
+from judge.pipeline import runner as pipeline
+from judge.pipeline.checks import IdentifierCheck, default_checks
 from judge.redteam import (
     FAMILIES,
     Case,
@@ -201,8 +201,8 @@ def test_identifier_evasion_is_missed_without_the_identifier_check() -> None:
 
 
 def test_injection_succeeds_without_neutralising_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
-    import judge.decompose
-    import judge.entail
+    import judge.pipeline.claims.decompose
+    import judge.pipeline.entail.verdict
 
     cases = select(
         build_suite(BUILTIN_SEEDS[:1]),
@@ -210,8 +210,8 @@ def test_injection_succeeds_without_neutralising_the_data(monkeypatch: pytest.Mo
     )
     assert len(cases) >= 4
     assert all(r.status is Status.CAUGHT for r in _run(cases).results)
-    monkeypatch.setattr(judge.entail, "neutralise", lambda text: text)
-    monkeypatch.setattr(judge.decompose, "neutralise", lambda text: text)
+    monkeypatch.setattr(judge.pipeline.entail.verdict, "neutralise", lambda text: text)
+    monkeypatch.setattr(judge.pipeline.claims.decompose, "neutralise", lambda text: text)
     weakened = _run(cases).results
     assert all(r.status is Status.MISSED for r in weakened)
     assert any(r.new_support for r in weakened)

@@ -8,10 +8,15 @@ from typing import Any
 import pytest
 from openai.types.chat import ChatCompletionTokenLogprob
 
-from judge.entail import YES_NO_LABELS, decide, label_distribution, label_value_offset
+from judge.pipeline.entail.verdict import (
+    YES_NO_LABELS,
+    decide,
+    label_distribution,
+    label_value_offset,
+)
+from judge.pipeline.entail.windows import build_premises
 from judge.protocols import EntailmentResult
 from judge.schemas import Claim, JudgeTrace, Label, Passage
-from judge.windows import build_premises
 from tests.fakes import (
     FakeJudgeServer,
     chat_completion,

@@ -11,15 +11,15 @@ from typing import Any
 import httpx
 import pytest
 
-from judge import server as server_module
-from judge.audit import AuditLog
-from judge.client import FailFastTransport, HttpJudge, build_http_judge
+from judge.audit.log import AuditLog
 from judge.config import Settings
 from judge.errors import ConfigError
+from judge.judges.http import FailFastTransport, HttpJudge, build_http_judge
 from judge.protocols import Judge
 from judge.schemas import Action, Claim, ClaimVerdict, Label, VerifyResponse
-from judge.server import ServeOptions, create_app
-from judge.server_failsafe import (
+from judge.service import app as server_module
+from judge.service.app import ServeOptions, create_app
+from judge.service.failsafe import (
     DeadlineJudge,
     RequestDeadlineExceeded,
     UnavailableJudge,

@@ -2,8 +2,6 @@
 
 import contextlib
 import json
-import sys
-import types
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -11,15 +9,14 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-import judge
-from judge.audit import AuditLog
-from judge.cli import build_parser, main
-from judge.commands.replay import replay
-from judge.commands.serve import TOKEN_ENV, read_token
+from judge.audit.log import AuditLog
+from judge.cli.app import build_parser, main
+from judge.cli.replay import replay
+from judge.cli.serve import TOKEN_ENV, read_token
 from judge.errors import ConfigError, JudgeUnavailable
 from judge.schemas import Label
-from judge.server import ServeOptions, create_app
-from judge.server_openapi import OPENAPI_PATH, render_openapi
+from judge.service.app import ServeOptions, create_app
+from judge.service.openapi import OPENAPI_PATH, render_openapi
 from tests.fakes import FakeJudgeServer, connection_refused, fake_settings
 
 EVIDENCE = [
@@ -78,10 +75,7 @@ def test_judge_that_cannot_be_opened_blocks_everything(
         raise JudgeUnavailable("embedded judge failed to start")
         yield
 
-    fake_runtime = types.ModuleType("judge.runtime")
-    fake_runtime.open_judge = open_judge  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "judge.runtime", fake_runtime)
-    monkeypatch.setattr(judge, "runtime", fake_runtime, raising=False)
+    monkeypatch.setattr("judge.judges.endpoint.open_judge", open_judge)
     app = create_app(fake_settings(state_dir=tmp_path), ServeOptions())
     with TestClient(app) as client:
         ready = client.get("/readyz")

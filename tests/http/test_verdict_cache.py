@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from judge.cache import VerdictCache
 from judge.errors import CacheFault
+from judge.judges.cache import VerdictCache
+from judge.pipeline.entail.windows import build_premises
 from judge.schemas import Claim, Passage
-from judge.windows import build_premises
 from tests.fakes import FakeJudgeServer, fake_settings
 
 EVIDENCE = "Refunds are issued within 5 to 7 business days after the item arrives."

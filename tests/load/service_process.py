@@ -20,9 +20,9 @@ from pathlib import Path
 import httpx
 import uvicorn
 
-from judge.client import build_http_judge
 from judge.config import Settings
-from judge.server import ServeOptions, create_app
+from judge.judges.http import build_http_judge
+from judge.service.app import ServeOptions, create_app
 
 REPO = Path(__file__).resolve().parents[2]
 FAKE_MODEL = "fake-judge"

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from judge.audit import AuditLog
+from judge.audit.log import AuditLog
 from tests.fakes import FakeJudgeServer, run_fake_openai_server
 from tests.load.service_process import service_in_thread, service_process
 

@@ -1,5 +1,5 @@
-from judge.align import AlignmentStatus, align_claim
 from judge.config import CitationPolicy
+from judge.pipeline.align import AlignmentStatus, align_claim
 from judge.schemas import Claim, ClaimOrigin, EvidenceLedger, Passage
 
 LEDGER = EvidenceLedger(

@@ -1,4 +1,4 @@
-from judge.answer import passage_aliases, resolve_aliases
+from judge.answer.loop import passage_aliases, resolve_aliases
 from judge.schemas import EvidenceLedger, Passage
 
 LEDGER = EvidenceLedger(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.answer_check import (
+from judge.answer.relevance import (
     REFUSAL_SENTENCE,
     SlotKind,
     check_answer,

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from judge import audit as audit_module
-from judge.audit import AuditError, AuditLog, parse_since
-from judge.audit_migrations import MIGRATIONS, migrate
+from judge.audit import log as audit_module
+from judge.audit.log import AuditError, AuditLog, parse_since
+from judge.audit.migrations import MIGRATIONS, migrate
 from judge.errors import InputError
 from judge.schemas import (
     Action,

@@ -1,6 +1,6 @@
 import pytest
 
-from judge.audit_stats import Stats, error_class, percentile, source_outcomes
+from judge.audit.stats import Stats, error_class, percentile, source_outcomes
 from judge.schemas import (
     Action,
     Claim,

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from judge.cache import VerdictCache, verdict_key
 from judge.errors import CacheFault
+from judge.judges.cache import VerdictCache, verdict_key
 from judge.protocols import EntailmentResult, Premise, PremisePiece
 from judge.schemas import JudgeTrace
 

@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
-from judge.calibrate import (
+from judge.cli.app import main
+from judge.config import Settings
+from judge.errors import InputError
+from judge.eval.calibrate import (
     CalibrationInfeasible,
     Objective,
     calibrate_predictions,
@@ -19,10 +22,7 @@ from judge.calibrate import (
     operating_point,
     stratified_folds,
 )
-from judge.calibration import active_thresholds
-from judge.cli import main
-from judge.config import Settings
-from judge.errors import InputError
+from judge.pipeline.entail.thresholds import active_thresholds
 
 # P(supported) of six claims and whether each is gold-supported. Candidates (midpoints and ends):
 # 0, 0.1, 0.3, 0.475, 0.575, 0.7, 0.85, 0.95, 1. Flagging below t, with the flagged class the

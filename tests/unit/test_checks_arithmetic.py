@@ -1,6 +1,6 @@
 import pytest
 
-from judge.checks import ArithmeticCheck, NumberCheck
+from judge.pipeline.checks import ArithmeticCheck, NumberCheck
 from judge.schemas import CheckStatus, Label
 
 check = ArithmeticCheck()

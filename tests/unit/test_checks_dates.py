@@ -1,8 +1,8 @@
 import pytest
 
-from judge.checks import DateCheck
-from judge.checks.date_mentions import find_dates
-from judge.checks.text import normalise
+from judge.pipeline.checks import DateCheck
+from judge.pipeline.checks.date_mentions import find_dates
+from judge.pipeline.checks.text import normalise
 from judge.schemas import CheckStatus, Label
 
 check = DateCheck()

@@ -1,4 +1,4 @@
-from judge.checks import (
+from judge.pipeline.checks import (
     ArithmeticCheck,
     DateCheck,
     HedgeCheck,

@@ -1,6 +1,6 @@
 import pytest
 
-from judge.checks import HedgeCheck
+from judge.pipeline.checks import HedgeCheck
 from judge.schemas import CheckStatus, Label
 
 check = HedgeCheck()

@@ -1,8 +1,8 @@
 import pytest
 
-from judge.checks import IdentifierCheck
-from judge.checks.identifiers import find_identifiers
-from judge.checks.text import normalise
+from judge.pipeline.checks import IdentifierCheck
+from judge.pipeline.checks.identifiers import find_identifiers
+from judge.pipeline.checks.text import normalise
 from judge.schemas import CheckStatus, Label
 
 check = IdentifierCheck()

@@ -2,9 +2,9 @@ from decimal import Decimal
 
 import pytest
 
-from judge.checks import NumberCheck
-from judge.checks.quantities import find_quantities
-from judge.checks.text import normalise
+from judge.pipeline.checks import NumberCheck
+from judge.pipeline.checks.quantities import find_quantities
+from judge.pipeline.checks.text import normalise
 from judge.schemas import CheckStatus, Label
 
 check = NumberCheck()

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.checks import NumberCheck
+from judge.pipeline.checks import NumberCheck
 from judge.schemas import CheckStatus
 
 check = NumberCheck()

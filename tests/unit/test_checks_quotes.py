@@ -1,7 +1,7 @@
 import pytest
 
-from judge.checks import QuoteCheck
-from judge.checks.quotes import quoted_spans
+from judge.pipeline.checks import QuoteCheck
+from judge.pipeline.checks.quotes import quoted_spans
 from judge.schemas import CheckStatus, Label
 
 check = QuoteCheck()

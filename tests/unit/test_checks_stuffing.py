@@ -1,6 +1,6 @@
 import pytest
 
-from judge.checks import detect_citation_stuffing, over_cap
+from judge.pipeline.checks import detect_citation_stuffing, over_cap
 
 LEDGER = ["p1", "p2", "p3", "p4"]
 

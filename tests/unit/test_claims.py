@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.claims import (
+from judge.errors import InputError
+from judge.pipeline.claims.sentences import (
     claims_from_structured,
     content_words,
     coverage,
@@ -17,7 +18,6 @@ from judge.claims import (
     split_sentences,
     word_form,
 )
-from judge.errors import InputError
 from judge.schemas import CharSpan, Claim, ClaimOrigin, StructuredClaim
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from judge import cli
+from judge.cli import app as cli
 
 
 def test_unexpected_fault_is_a_verifier_error_exit_not_a_traceback(

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from judge.errors import InputError
-from judge.eval_io import (
+from judge.eval.records import (
     PredictionWriter,
     load_records,
     read_predictions,
     resume_predictions,
 )
-from judge.eval_report import build_report
+from judge.eval.report import build_report
 
 CLAIM = {
     "id": "c1",

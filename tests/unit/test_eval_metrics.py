@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from judge.metrics_eval import (
+from judge.eval.metrics import (
     average_precision,
     balanced_accuracy,
     confusion_matrix,

@@ -2,8 +2,8 @@ import pytest
 
 from judge.config import Settings
 from judge.errors import InputError, LimitExceeded
-from judge.inputs import parse_request
-from judge.ledger import freeze_ledger, passages_text
+from judge.pipeline.inputs import parse_request
+from judge.pipeline.ledger import freeze_ledger, passages_text
 from judge.schemas import EvidenceLedger, Passage, content_hash
 
 

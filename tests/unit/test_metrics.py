@@ -1,4 +1,3 @@
-from judge.metrics import OTHER_SOURCES, ServiceMetrics
 from judge.schemas import (
     Action,
     Claim,
@@ -9,6 +8,7 @@ from judge.schemas import (
     VerifyRequest,
     VerifyResponse,
 )
+from judge.service.metrics import OTHER_SOURCES, ServiceMetrics
 
 TRACE = JudgeTrace(model="m", template="t", template_hash="sha256:" + "0" * 64, latency_s=0.3)
 

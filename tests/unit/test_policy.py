@@ -1,4 +1,4 @@
-from judge.policy import PolicyInput, apply_edits, decide
+from judge.pipeline.policy import PolicyInput, apply_edits, decide
 from judge.schemas import (
     Action,
     CharSpan,

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from judge.checks.numerals import parse_spelled
-from judge.checks.text import normalise
+from judge.judges.templates import fence, neutralise
+from judge.pipeline.checks.numerals import parse_spelled
+from judge.pipeline.checks.text import normalise
 from judge.redteam import transforms as tx
 from judge.redteam.fake_judge import evidence_sentences, rule_verdict
 from judge.redteam.injection import PAYLOADS, inline
@@ -20,7 +21,6 @@ from judge.redteam.picking import in_evidence
 from judge.redteam.recording import structure_problems
 from judge.redteam.seeds import BUILTIN_SEEDS, seed_from_request
 from judge.redteam.suite import FAMILIES, SUITE_VERSION, build_suite, sample, select
-from judge.templates import fence, neutralise
 
 # --- characters ---------------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from markupsafe import escape
 
-from judge.report_html import (
+from judge.reports.html import (
     ACTION_MARKERS,
     CHECK_MARKERS,
     LABEL_MARKERS,
@@ -21,7 +21,7 @@ from judge.report_html import (
     split_at_spans,
     write_report,
 )
-from judge.report_html_template import BADGE_TEXT_COLOUR, TEXT_COLOUR, TONES
+from judge.reports.html_template import BADGE_TEXT_COLOUR, TEXT_COLOUR, TONES
 from judge.schemas import (
     Action,
     CharSpan,

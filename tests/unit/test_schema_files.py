@@ -1,7 +1,7 @@
 import json
 from pathlib import Path
 
-from judge.commands.schema import generated_schemas
+from judge.cli.schema import generated_schemas
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 

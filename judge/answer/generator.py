@@ -1,0 +1,193 @@
+"""The generator: writes answer drafts over any OpenAI-compatible chat-completions endpoint.
+
+Plain text, one completion per call, ``max_tokens`` always sent. It shares the judge client's
+HTTP layer (:func:`judge.judges.http.default_http_client`: explicit timeouts, fail-fast transport;
+the openai client's own retries set to ``settings.http_retries``) and its fault mapping, so a
+refused connection, a timeout or an HTTP error all end as a :class:`GeneratorFault`, and so
+does output that is empty or cut off at ``max_tokens``. No draft is ever made up on failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, NoReturn, Protocol, cast
+
+import httpx
+import openai
+
+from judge.config import Settings
+from judge.errors import ConfigError, VerifierFault
+from judge.judges.http import _fault, api_base, default_http_client
+from judge.judges.templates import RenderedPrompt
+
+DEFAULT_MAX_TOKENS = 512
+
+
+class GeneratorFault(VerifierFault):
+    """The generator produced no usable draft: unreachable, an HTTP error, empty or cut-off
+    output. Fails closed like any verifier fault: the answer is blocked."""
+
+
+@dataclass(frozen=True)
+class Generation:
+    text: str
+    model: str
+    finish_reason: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+
+
+class Generator(Protocol):
+    """Writes one completion for a rendered prompt; raises ``GeneratorFault`` when it cannot."""
+
+    async def generate(self, prompt: RenderedPrompt) -> Generation: ...
+
+
+class HttpGenerator:
+    """Chat completions on one endpoint. ``calls`` counts the completions requested."""
+
+    def __init__(
+        self,
+        client: openai.AsyncOpenAI,
+        *,
+        model: str | None,
+        max_tokens: int,
+        temperature: float,
+        owns_client: bool,
+    ) -> None:
+        self._client = client
+        self._model = model
+        self._owns_client = owns_client
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.calls = 0
+
+    async def resolve_model(self) -> str:
+        """The configured model id, or the one model the server lists."""
+        if self._model:
+            return self._model
+        try:
+            page = await self._client.with_options(max_retries=0).models.list()
+        except Exception as exc:
+            _raise_fault(exc)
+        served = [entry.id for entry in page.data]
+        if len(served) != 1:
+            raise ConfigError(
+                f"the generator server lists {len(served)} models ({', '.join(served[:5])}); "
+                "give the generator model id"
+            )
+        self._model = served[0]
+        return served[0]
+
+    async def generate(self, prompt: RenderedPrompt) -> Generation:
+        model = await self.resolve_model()
+        self.calls += 1
+        started = time.perf_counter()
+        try:
+            completion = await self._client.chat.completions.create(
+                model=model,
+                messages=cast(Any, prompt.messages()),
+                max_tokens=self.max_tokens,
+                temperature=self.temperature,
+            )
+        except Exception as exc:
+            _raise_fault(exc)
+        latency = time.perf_counter() - started
+        if not completion.choices:
+            raise GeneratorFault("the generator returned no choices")
+        choice = completion.choices[0]
+        text = (choice.message.content or "").strip()
+        if choice.finish_reason == "length":
+            raise GeneratorFault(
+                f"the generator's answer was cut off at max_tokens={self.max_tokens}"
+            )
+        if not text:
+            raise GeneratorFault("the generator returned an empty answer")
+        usage = completion.usage
+        return Generation(
+            text=text,
+            model=completion.model or model,
+            finish_reason=choice.finish_reason,
+            prompt_tokens=usage.prompt_tokens if usage else 0,
+            completion_tokens=usage.completion_tokens if usage else 0,
+            latency_s=latency,
+        )
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.close()
+
+    async def __aenter__(self) -> HttpGenerator:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def build_http_generator(
+    settings: Settings,
+    *,
+    base_url: str,
+    model: str | None = None,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    temperature: float = 0.0,
+    http_client: httpx.AsyncClient | None = None,
+) -> HttpGenerator:
+    """A generator on ``base_url``. Without ``http_client`` one is built like the judge's (and
+    closed by :meth:`HttpGenerator.aclose`); a given client is used as it is and left open."""
+    if max_tokens < 1:
+        raise ConfigError("the generator's max_tokens must be at least 1")
+    owns_client = http_client is None
+    client = http_client if http_client is not None else default_http_client(settings)
+    raw = openai.AsyncOpenAI(
+        base_url=api_base(base_url),
+        api_key=settings.api_key,
+        timeout=openai.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
+        max_retries=settings.http_retries,
+        http_client=cast(Any, client),
+    )
+    return HttpGenerator(
+        raw, model=model, max_tokens=max_tokens, temperature=temperature, owns_client=owns_client
+    )
+
+
+@contextlib.asynccontextmanager
+async def open_generator(
+    settings: Settings,
+    *,
+    base_url: str | None = None,
+    model: str | None = None,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    temperature: float = 0.0,
+) -> AsyncIterator[HttpGenerator]:
+    """The generator on ``base_url``, else on the judge's endpoint (the embedded local model
+    when no ``JUDGE_BASE_URL`` is set, started if need be)."""
+    if base_url is None:
+        from judge.judges.endpoint import resolve_endpoint
+
+        base_url, judge_model = await resolve_endpoint(settings)
+        model = model or judge_model
+    generator = build_http_generator(
+        settings, base_url=base_url, model=model, max_tokens=max_tokens, temperature=temperature
+    )
+    async with generator:
+        yield generator
+
+
+def _raise_fault(exc: Exception) -> NoReturn:
+    """Re-raise a transport, HTTP or output error as a ``GeneratorFault``; anything else (a
+    bug) as it is."""
+    fault = _fault(exc)
+    if fault is None:
+        raise exc
+    raise GeneratorFault(f"generator call failed ({type(fault).__name__}): {fault}") from exc

@@ -1,0 +1,1 @@
+"""The append-only audit log of verifications: the log, its migrations, and statistics over it."""

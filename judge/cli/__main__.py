@@ -1,0 +1,5 @@
+import sys
+
+from judge.cli.app import main
+
+sys.exit(main())

@@ -1,1 +1,0 @@
-"""One module per `judge` sub-command; each exposes ``register(subparsers)``."""

@@ -1,0 +1,1 @@
+"""Evaluation against human labels: records, runs, metrics, calibration, reports and plots."""

@@ -1,0 +1,475 @@
+"""The HTTP judge: the only module of the package that talks to the network.
+
+Any OpenAI-compatible chat-completions server works (vLLM in production, llama.cpp's server
+embedded). Structured output goes through ``instructor`` in ``JSON_SCHEMA`` mode, which sends
+the verdict schema as ``response_format`` so the server constrains decoding to it.
+
+Retries, each layer doing one job:
+
+* the openai client's own ``max_retries`` is set to ``settings.http_retries`` and covers the
+  answers it deems transient (408, 409, 429, 5xx). With the HTTP client built here a refused
+  connection or a timeout is raised at once (:class:`FailFastTransport`): repeating it rarely
+  helps and multiplies the wait;
+* instructor re-asks (``settings.reasks`` times) only when the output does not validate:
+  malformed JSON, a value outside the schema, a quote not in the evidence, an unknown id.
+
+Whatever goes wrong becomes a :class:`~judge.errors.VerifierFault`: ``JudgeUnavailable`` for the
+transport and HTTP errors, ``JudgeOutputInvalid`` for truncated or invalid output once the
+re-asks are spent. No default label is ever returned.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Generic, TypeVar, cast
+
+import httpx
+import instructor
+import openai
+from instructor.core.exceptions import IncompleteOutputException, InstructorError
+from instructor.core.hooks import HookName, Hooks
+from pydantic import BaseModel, ValidationError
+
+from judge.config import Settings
+from judge.errors import ConfigError, JudgeOutputInvalid, JudgeUnavailable, VerifierFault
+from judge.judges.cache import VerdictCache, verdict_key
+from judge.judges.templates import RenderedPrompt, new_nonce
+from judge.pipeline.claims.decompose import Conclusion, Facts, conclusion_prompt, decompose_prompt
+from judge.pipeline.entail.verdict import (
+    DEFAULT_VARIANT,
+    TOP_LOGPROBS,
+    VARIANTS,
+    TokenLogprobLike,
+    VerdictVariant,
+    answer_vocabulary,
+    entail_prompt,
+    label_distribution,
+    premise_scope,
+    verdict_model,
+)
+from judge.protocols import EntailmentResult, JudgeLabel, Premise
+from judge.schemas import Claim, JudgeTrace
+
+M = TypeVar("M", bound=BaseModel)
+
+# instructor logs every failed attempt at ERROR, model output included; the faults raised here
+# carry what matters. A NullHandler keeps Python's last-resort handler from printing them to
+# stderr when the application has configured no logging, and still lets records propagate.
+logging.getLogger("instructor").addHandler(logging.NullHandler())
+
+
+class TransportFailed(openai.OpenAIError):
+    """A refused connection or a timeout. Raised as an ``OpenAIError`` because the openai
+    client passes those on without retrying."""
+
+
+class FailFastTransport(httpx.AsyncBaseTransport):
+    """Wraps a transport so connection failures and timeouts skip the openai client's retries."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self._inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        try:
+            return await self._inner.handle_async_request(request)
+        except httpx.TimeoutException as exc:
+            raise TransportFailed(f"judge request timed out ({type(exc).__name__})") from exc
+        except httpx.ConnectError as exc:
+            raise TransportFailed(f"cannot connect to the judge: {exc}") from exc
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def http_timeout(settings: Settings) -> httpx.Timeout:
+    return httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s)
+
+
+def default_http_client(
+    settings: Settings, transport: httpx.AsyncBaseTransport | None = None
+) -> httpx.AsyncClient:
+    """The HTTP client the judge uses unless given one: explicit timeouts, fail-fast transport."""
+    inner = transport if transport is not None else httpx.AsyncHTTPTransport(retries=0)
+    return httpx.AsyncClient(transport=FailFastTransport(inner), timeout=http_timeout(settings))
+
+
+def api_base(url: str) -> str:
+    """The OpenAI API root: a bare ``http://host:port`` gets ``/v1``; any other path is kept."""
+    parsed = httpx.URL(url)
+    if parsed.path in ("", "/"):
+        return str(parsed.copy_with(path="/v1"))
+    return url.rstrip("/")
+
+
+@dataclass
+class JudgeUsage:
+    """Model calls and tokens spent through one judge (or one request's view of it)."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass
+class _Completed(Generic[M]):
+    parsed: M
+    completion: Any
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+
+
+@dataclass
+class _Shared:
+    settings: Settings
+    openai: openai.AsyncOpenAI
+    instructor: instructor.AsyncInstructor
+    cache: VerdictCache | None
+    variant: VerdictVariant
+    model: str | None
+    owns_client: bool
+
+
+class HttpJudge:
+    """Judge and decomposer over an OpenAI-compatible endpoint. Safe to call concurrently.
+
+    Prompts fence their data with a random nonce held by the judge. The nonce must stay the
+    same across the claims of one request (so the evidence prefix of the prompt is byte-identical
+    and the server's prefix cache reuses it) and should change between requests: take a view
+    per request with :meth:`for_request`.
+    """
+
+    def __init__(self, shared: _Shared, *, nonce: str, ledger_hash: str | None, root: bool) -> None:
+        self._shared = shared
+        self.nonce = nonce
+        self.ledger_hash = ledger_hash
+        self.usage = JudgeUsage()
+        self._root = root
+
+    @property
+    def model_id(self) -> str:
+        """The model id sent with every request; empty until discovered by :meth:`resolve_model`."""
+        return self._shared.model or ""
+
+    @property
+    def settings(self) -> Settings:
+        return self._shared.settings
+
+    def for_request(self, *, ledger_hash: str | None = None) -> HttpJudge:
+        """A view for one request: a fresh nonce, the request's ledger hash in every cache key,
+        its own usage counters; the HTTP client, cache and model are shared."""
+        return HttpJudge(self._shared, nonce=new_nonce(), ledger_hash=ledger_hash, root=False)
+
+    async def ping(self) -> list[str]:
+        """The ids of the models the server serves (GET /v1/models), for readiness checks.
+
+        Raises ``JudgeUnavailable`` when the server cannot be reached or answers an error.
+        """
+        try:
+            page = await self._shared.openai.with_options(max_retries=0).models.list()
+        except Exception as exc:
+            fault = _fault(exc)
+            if fault is None:
+                raise
+            raise fault from exc
+        return [entry.id for entry in page.data]
+
+    async def resolve_model(self) -> str:
+        """The configured model id, or the one model the server lists."""
+        if self._shared.model:
+            return self._shared.model
+        served = await self.ping()
+        if not served:
+            raise JudgeUnavailable("the judge server lists no model")
+        if len(served) > 1:
+            raise ConfigError(
+                f"the judge server lists {len(served)} models ({', '.join(served[:5])}); "
+                "set JUDGE_MODEL to choose one"
+            )
+        self._shared.model = served[0]
+        return served[0]
+
+    async def entail(
+        self, claim: Claim, premise: Premise, question: str | None = None
+    ) -> EntailmentResult:
+        return await self._entail(claim, premise, question, self._shared.variant)
+
+    async def probe_contradiction(
+        self, claim: Claim, premise: Premise, question: str | None = None
+    ) -> EntailmentResult:
+        """The three-way label-only question, whose P(contradicted) the yes/no variant lacks."""
+        return await self._entail(claim, premise, question, "label_only")
+
+    async def _entail(
+        self, claim: Claim, premise: Premise, question: str | None, variant: VerdictVariant
+    ) -> EntailmentResult:
+        settings = self._shared.settings
+        question = question.strip() if question and question.strip() else None
+        model = await self.resolve_model()
+        prompt = entail_prompt(premise, claim.text, question, nonce=self.nonce, variant=variant)
+        decoding = self._decoding(logprobs=settings.logprobs)
+        cache = self._shared.cache
+        key: str | None = None
+        if cache is not None:
+            key = verdict_key(
+                ledger_hash=self.ledger_hash,
+                claim=claim.text,
+                question=question,
+                premise=premise,
+                model=model,
+                template_hash=prompt.template_hash,
+                variant=variant,
+                decoding=decoding,
+            )
+            hit = cache.get(key)
+            if hit is not None:
+                hit.trace = hit.trace.model_copy(update={"window": premise.window_index})
+                return hit
+
+        with premise_scope(premise):
+            done = await self._complete(prompt, verdict_model(variant), model, decoding)
+        verdict = done.parsed
+        scores = None
+        answer_key, values = answer_vocabulary(variant)
+        if settings.logprobs:
+            tokens = _logprob_tokens(done.completion)
+            if tokens:
+                scores = label_distribution(tokens, verdict.label, key=answer_key, values=values)
+        trace = JudgeTrace(
+            model=model,
+            template=f"{prompt.template}:{variant}",
+            template_hash=prompt.template_hash,
+            calls=done.calls,
+            prompt_tokens=done.prompt_tokens,
+            completion_tokens=done.completion_tokens,
+            window=premise.window_index,
+            raw_label=verdict.label,
+            latency_s=done.latency_s,
+        )
+        result = EntailmentResult(
+            label=verdict.label,
+            reason=verdict.reason.strip(),
+            p_supported=scores["supported"] if scores else None,
+            # A question with no contradiction answer (yes/no) gives no score, not a zero.
+            p_contradicted=(
+                scores["contradicted"] if scores and "contradicted" in values.values() else None
+            ),
+            evidence_quote=verdict.evidence_quote.strip() or None,
+            evidence_ids=list(dict.fromkeys(verdict.evidence_ids)),
+            trace=trace,
+            extra=_score_extra(scores, requested=settings.logprobs),
+        )
+        if cache is not None and key is not None:
+            cache.put(key, result)
+        return result
+
+    async def decompose(
+        self, sentence: str, context: str, question: str | None = None
+    ) -> list[str]:
+        """Atomic, decontextualised facts of ``sentence`` (1 to 8, each at most 300 characters).
+
+        ``context`` is the answer text before the sentence, used to resolve references.
+        """
+        model = await self.resolve_model()
+        prompt = decompose_prompt(sentence, context, question, nonce=self.nonce)
+        done = await self._complete(prompt, Facts, model, self._decoding(logprobs=False))
+        return list(done.parsed.facts)
+
+    async def main_conclusion(self, answer: str, question: str | None = None) -> str:
+        """The answer's main conclusion, stated as one claim."""
+        model = await self.resolve_model()
+        prompt = conclusion_prompt(answer, question, nonce=self.nonce)
+        done = await self._complete(prompt, Conclusion, model, self._decoding(logprobs=False))
+        return done.parsed.conclusion
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if this judge created it (views never close it)."""
+        if self._root and self._shared.owns_client:
+            await self._shared.openai.close()
+
+    async def __aenter__(self) -> HttpJudge:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def _decoding(self, *, logprobs: bool) -> dict[str, Any]:
+        settings = self._shared.settings
+        return {
+            "temperature": settings.temperature,
+            "max_tokens": settings.max_tokens,
+            "logprobs": logprobs,
+            "top_logprobs": TOP_LOGPROBS if logprobs else None,
+        }
+
+    async def _complete(
+        self, prompt: RenderedPrompt, response_model: type[M], model: str, decoding: dict[str, Any]
+    ) -> _Completed[M]:
+        attempts = 0
+
+        def on_attempt(*_args: Any, **_kwargs: Any) -> None:
+            nonlocal attempts
+            attempts += 1
+
+        hooks = Hooks()
+        hooks.on(HookName.COMPLETION_KWARGS, on_attempt)
+        request: dict[str, Any] = {
+            "model": model,
+            "temperature": decoding["temperature"],
+            "max_tokens": decoding["max_tokens"],
+        }
+        if decoding["logprobs"]:
+            request["logprobs"] = True
+            request["top_logprobs"] = decoding["top_logprobs"]
+        started = time.perf_counter()
+        try:
+            parsed, completion = await self._shared.instructor.create_with_completion(
+                messages=cast(Any, prompt.messages()),
+                response_model=response_model,
+                max_retries=self._shared.settings.reasks,
+                hooks=hooks,
+                **request,
+            )
+        except Exception as exc:
+            self.usage.calls += attempts
+            fault = _fault(exc, attempts=attempts)
+            if fault is None:
+                raise
+            raise fault from exc
+        latency = time.perf_counter() - started
+        usage = getattr(completion, "usage", None)
+        # instructor sums usage over re-asks into the final completion's usage.
+        prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        self.usage.calls += attempts
+        self.usage.prompt_tokens += prompt_tokens
+        self.usage.completion_tokens += completion_tokens
+        return _Completed(parsed, completion, attempts, prompt_tokens, completion_tokens, latency)
+
+
+def _score_extra(scores: Mapping[JudgeLabel, float] | None, *, requested: bool) -> dict[str, float]:
+    if scores is not None:
+        return {"p_unsupported": scores["unsupported"]}
+    # Scores were asked for but the server gave none usable: the label decides, and it shows.
+    return {"score_unavailable": 1.0} if requested else {}
+
+
+def _logprob_tokens(completion: Any) -> Sequence[TokenLogprobLike] | None:
+    choices = getattr(completion, "choices", None) or []
+    if not choices:
+        return None
+    logprobs = getattr(choices[0], "logprobs", None)
+    content = getattr(logprobs, "content", None)
+    return cast("Sequence[TokenLogprobLike] | None", content) or None
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _output_summary(exc: BaseException) -> str:
+    if isinstance(exc, ValidationError):
+        return "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'output'}: {err['msg']}"
+            for err in exc.errors(include_url=False, include_input=False)[:5]
+        )
+    attempts = getattr(exc, "failed_attempts", None)
+    if isinstance(exc, InstructorError) and attempts:
+        return _output_summary(attempts[-1].exception)
+    first_line = (str(exc).strip().splitlines() or [""])[0]
+    return f"{type(exc).__name__}: {first_line[:300]}"
+
+
+def _fault(exc: BaseException, *, attempts: int | None = None) -> VerifierFault | None:
+    """The VerifierFault an exception from the openai/instructor stack stands for, if any."""
+    for current in _chain(exc):
+        if isinstance(current, VerifierFault):
+            return current
+        if isinstance(current, TransportFailed):
+            return JudgeUnavailable(str(current))
+        if isinstance(current, openai.APITimeoutError):
+            return JudgeUnavailable("judge request timed out")
+        if isinstance(current, openai.APIConnectionError):
+            return JudgeUnavailable(f"cannot reach the judge: {current}")
+        if isinstance(current, openai.APIStatusError):
+            return JudgeUnavailable(
+                f"judge answered HTTP {current.status_code}: {_status_detail(current)}"
+            )
+        if isinstance(current, IncompleteOutputException):
+            return JudgeOutputInvalid("judge output was truncated (finish_reason=length)")
+    tried = f" after {attempts} attempt(s)" if attempts else ""
+    for current in _chain(exc):
+        if isinstance(current, ValidationError | json.JSONDecodeError):
+            return JudgeOutputInvalid(f"judge output invalid{tried}: {_output_summary(current)}")
+    for current in _chain(exc):
+        if isinstance(current, InstructorError):
+            return JudgeOutputInvalid(f"judge output invalid{tried}: {_output_summary(current)}")
+    return None
+
+
+def _status_detail(error: openai.APIStatusError) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        message = body.get("message") or body.get("error") or body
+        return str(message)[:200]
+    return str(body or error.message)[:200]
+
+
+def build_http_judge(
+    settings: Settings,
+    *,
+    base_url: str | None = None,
+    model: str | None = None,
+    http_client: httpx.AsyncClient | None = None,
+    cache: VerdictCache | None = None,
+    variant: VerdictVariant | None = None,
+) -> HttpJudge:
+    """The HTTP judge for ``base_url`` (default ``settings.base_url``).
+
+    ``model`` defaults to ``settings.model``, else the one model the server lists. Without
+    ``http_client`` one is built with explicit timeouts and :class:`FailFastTransport` (and is
+    closed by :meth:`HttpJudge.aclose`); a given client is used as it is and left open.
+    ``cache=None`` disables caching (see :meth:`VerdictCache.from_settings`). ``variant`` picks
+    the verdict field order (``label_first`` by default, or ``settings.verdict_variant``).
+    """
+    url = base_url or settings.base_url
+    if not url:
+        raise ConfigError("no judge endpoint: give base_url or set JUDGE_BASE_URL")
+    chosen = variant or getattr(settings, "verdict_variant", None) or DEFAULT_VARIANT
+    if chosen not in VARIANTS:
+        raise ConfigError(f"unknown verdict variant {chosen!r}; use one of {', '.join(VARIANTS)}")
+    owns_client = http_client is None
+    client = http_client if http_client is not None else default_http_client(settings)
+    raw = openai.AsyncOpenAI(
+        base_url=api_base(url),
+        api_key=settings.api_key,
+        timeout=openai.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
+        max_retries=settings.http_retries,
+        http_client=cast(Any, client),
+    )
+    shared = _Shared(
+        settings=settings,
+        openai=raw,
+        instructor=instructor.from_openai(raw, mode=instructor.Mode.JSON_SCHEMA),
+        cache=cache,
+        variant=cast(VerdictVariant, chosen),
+        model=model or settings.model,
+        owns_client=owns_client,
+    )
+    return HttpJudge(shared, nonce=new_nonce(), ledger_hash=None, root=True)

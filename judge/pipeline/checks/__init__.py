@@ -1,0 +1,44 @@
+"""Deterministic checks of a claim against the text of its cited evidence. Pure: no I/O."""
+
+from __future__ import annotations
+
+from judge.pipeline.checks.arithmetic import ArithmeticCheck
+from judge.pipeline.checks.dates import DateCheck
+from judge.pipeline.checks.hedges import HedgeCheck
+from judge.pipeline.checks.identifiers import IdentifierCheck
+from judge.pipeline.checks.lookalikes import LookalikeCheck
+from judge.pipeline.checks.numbers import NumberCheck
+from judge.pipeline.checks.quotes import QuoteCheck
+from judge.pipeline.checks.stuffing import detect_citation_stuffing, over_cap
+from judge.protocols import Check
+
+__all__ = [
+    "ArithmeticCheck",
+    "DateCheck",
+    "HedgeCheck",
+    "IdentifierCheck",
+    "LookalikeCheck",
+    "NumberCheck",
+    "QuoteCheck",
+    "default_checks",
+    "detect_citation_stuffing",
+    "over_cap",
+]
+
+
+def default_checks() -> list[Check]:
+    """The checks in pipeline order; the first that does not pass decides the claim's label.
+
+    Exact string matches come first (they cannot misread), then dates before numbers (a date's
+    digits are not a count), then the computed-number review, and the word-level hedge check,
+    the least certain, last.
+    """
+    return [
+        QuoteCheck(),
+        IdentifierCheck(),
+        LookalikeCheck(),
+        DateCheck(),
+        NumberCheck(),
+        ArithmeticCheck(),
+        HedgeCheck(),
+    ]

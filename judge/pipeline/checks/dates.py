@@ -1,0 +1,77 @@
+"""The date check: every date in the claim must be in the evidence, at the claim's precision.
+
+The same date written differently passes ("3 March 2024" = "2024-03-03"). A claim may be less
+precise than the evidence ("March 2024" for 3 March 2024) but not more precise. A date whose day
+and month order is ambiguous ("03/04/2024") is not checked.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from functools import lru_cache
+
+from judge.pipeline.checks.date_mentions import DateMention, evidence_years, find_dates
+from judge.pipeline.checks.outcome import missing, passed
+from judge.pipeline.checks.text import normalise
+from judge.schemas import CheckOutcome, Label
+
+
+class DateCheck:
+    """Fails a claim naming a date, month, year, decade or weekday the evidence does not."""
+
+    name: str = "dates"
+
+    def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
+        mentions = [m for m in find_dates(normalise(claim)) if m.checkable]
+        if not mentions:
+            return None
+        context = _evidence(normalise(evidence))
+        absent = [m.text for m in mentions if not context.holds(m)]
+        if absent:
+            return missing(self.name, Label.DATE_MISMATCH, "Dates", absent)
+        return passed(self.name, "Every date of the claim was")
+
+
+@lru_cache(maxsize=16)
+def _evidence(text: str) -> _Evidence:
+    """The dates of a cited evidence text, found once per text, not once per claim."""
+    found = find_dates(text)
+    return _Evidence(found, evidence_years(text, found))
+
+
+class _Evidence:
+    def __init__(self, mentions: list[DateMention], years: set[int]) -> None:
+        self.mentions = mentions
+        self.years = years
+        self.weekdays = {m.weekday for m in mentions if m.weekday is not None}
+        self.weekdays.update(
+            dt.date(m.year, m.month, m.day).weekday()
+            for m in mentions
+            if m.year is not None and m.month is not None and m.day is not None
+        )
+
+    def holds(self, claim: DateMention) -> bool:
+        if claim.weekday is not None and claim.weekday not in self.weekdays:
+            return False
+        if claim.decade is not None:
+            return self._decade(claim.decade)
+        if claim.month is None:
+            return claim.year is None or claim.year in self.years
+        return any(self._same_day(claim, m) for m in self.mentions if m.month == claim.month)
+
+    def _same_day(self, claim: DateMention, other: DateMention) -> bool:
+        if claim.day is not None and other.day != claim.day:
+            return False
+        if claim.year is None or other.year == claim.year:
+            return True
+        # Evidence often leaves the year of a date to its context ("on July 17" in a 2020 paper).
+        return other.year is None and claim.year in self.years
+
+    def _decade(self, decade: int) -> bool:
+        if decade >= 1000:
+            return any(m.decade == decade for m in self.mentions) or any(
+                decade <= year < decade + 10 for year in self.years
+            )
+        return any(m.decade is not None and m.decade % 100 == decade for m in self.mentions) or any(
+            year % 100 // 10 * 10 == decade for year in self.years
+        )

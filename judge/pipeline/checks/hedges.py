@@ -1,0 +1,147 @@
+"""The hedge check: quantifiers and hedges ("always", "only", "up to", "usually") in the claim
+must be carried by the evidence, in those words or an equivalent ("at least" ~ "or more").
+
+Each group pairs the claim phrases that make the statement with the wider set of evidence
+phrases that license it (a numeric range licenses "up to" its end). A negated phrase ("not
+always", "not only") is not checked: it weakens the claim rather than strengthening it. Phrases
+whose word is not a quantifier there ("at all", "after all", "all-time", "up to date") are left
+out, and "up to" counts only before a number.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from judge.pipeline.checks.outcome import missing, passed
+from judge.pipeline.checks.text import fold
+from judge.schemas import CheckOutcome, Label
+
+_NUMBER_AHEAD = r"(?=\s+(?:(?:about|around|nearly|almost|approximately|roughly|some)\s+)?[$€£]?(?:\d|a\b|an\b|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|half))"  # noqa: E501
+_NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bno)\s+(?:\w+\s+)?$")
+
+
+@dataclass(frozen=True)
+class HedgeGroup:
+    name: str
+    claim: re.Pattern[str]
+    evidence: re.Pattern[str]
+
+
+def _group(name: str, claim: str, evidence: str) -> HedgeGroup:
+    return HedgeGroup(name, re.compile(rf"\b(?:{claim})\b"), re.compile(rf"\b(?:{evidence})\b"))
+
+
+_ALWAYS = r"always|invariably|without exception|in (?:all|every) cases?|at all times|every time"
+_USUALLY = (
+    r"usually|typically|generally|normally|commonly|often|mostly|mainly|largely|frequently|"
+    r"predominantly|as a rule|in most cases|tends? to"
+)
+_ONLY = r"only|solely|exclusively|sole"
+_AT_MOST = r"at most|no more than|not more than|a maximum of"
+GROUPS: tuple[HedgeGroup, ...] = (
+    _group(
+        "always",
+        _ALWAYS,
+        rf"{_ALWAYS}|constantly|consistently|all the time|each time|whenever|in every case",
+    ),
+    _group(
+        "never",
+        r"never|at no time|not once|in no case",
+        r"never|at no time|not once|in no case|not ever",
+    ),
+    _group(
+        "all",
+        r"(?<!at )(?<!after )(?<!above )(?<!of )all(?! but| of the above| right| in all| along)"
+        r"(?!-time|-star|-round|-purpose|-out)|every(?! so often)",
+        r"all|every|everyone|everybody|everything|each|entire|entirely|whole|both|universal|"
+        r"universally|without exception|100 ?%|100 per ?cent",
+    ),
+    _group(
+        "none",
+        r"none|no one|nobody|not a single|not any",
+        r"none|no one|nobody|not a single|not any|nothing|neither|zero|0 ?%|no \w+",
+    ),
+    _group(
+        "only",
+        rf"(?<!not )(?<!if )(?:{_ONLY})",
+        rf"{_ONLY}|just|alone|unique|uniquely|nothing but|no other|limited to|restricted to|single",
+    ),
+    _group(
+        "usually",
+        _USUALLY,
+        rf"{_USUALLY}|most|many|majority|common|typical|usual|general|frequent|regularly|"
+        r"predominant|tend|trend",
+    ),
+    _group(
+        "sometimes",
+        r"sometimes|occasionally|at times|in some cases",
+        r"sometimes|occasionally|occasional|at times|in some cases|some|can|could|may|might",
+    ),
+    _group(
+        "rarely",
+        r"rarely|seldom|infrequently|hardly ever",
+        r"rare|rarely|seldom|infrequent|infrequently|uncommon|uncommonly|unusual|few|hardly",
+    ),
+    _group(
+        "up to",
+        rf"up to{_NUMBER_AHEAD}",
+        rf"up to|as (?:many|much) as|maximum|max|{_AT_MOST}|not exceed(?:ing)?|or (?:less|fewer)|"
+        r"peak(?:ed|ing)?|highest|limit|\d+(?:\.\d+)?\s*(?:-|to)\s*\d",
+    ),
+    _group(
+        "at least",
+        r"at least",
+        r"at least|minimum|no (?:fewer|less) than|not (?:fewer|less) than|or more|more than|"
+        r"over|upwards of|in excess of",
+    ),
+    _group(
+        "at most",
+        _AT_MOST,
+        rf"{_AT_MOST}|at most|maximum|up to|or (?:less|fewer)|not exceed(?:ing)?|less than|under|"
+        r"below",
+    ),
+    _group(
+        "guaranteed",
+        r"guarantee[sd]?|certainly|definitely|undoubtedly|without (?:a )?doubt|assured",
+        r"guarantee[sd]?|certain|certainly|definitely|undoubtedly|without (?:a )?doubt|assured|"
+        r"ensure[sd]?|will always",
+    ),
+)
+
+
+def added_hedges(claim: str, evidence: str) -> tuple[list[str], list[str]]:
+    """The hedge groups the claim uses, and the phrases of those the evidence lacks."""
+    text, source = fold(claim), fold(evidence)
+    used: list[str] = []
+    absent: list[str] = []
+    for group in GROUPS:
+        phrases = [
+            m.group(0) for m in group.claim.finditer(text) if not _NEGATED.search(text[: m.start()])
+        ]
+        if not phrases:
+            continue
+        used.append(group.name)
+        if not group.evidence.search(source):
+            absent.append(phrases[0])
+    return used, absent
+
+
+class HedgeCheck:
+    """Fails a claim whose hedge or quantifier the evidence does not carry."""
+
+    name: str = "hedges"
+
+    def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
+        used, absent = added_hedges(claim, evidence)
+        if not used:
+            return None
+        if absent:
+            return missing(
+                self.name,
+                Label.HEDGE_ADDED,
+                "Hedges or quantifiers",
+                absent,
+                how="nor an equivalent phrase",
+            )
+        return passed(self.name, "Every hedge and quantifier of the claim was")

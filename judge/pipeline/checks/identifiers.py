@@ -1,0 +1,95 @@
+"""The identifier check: order, ticket, version, CVE and SKU codes and hashes must match exactly.
+
+Comparison ignores case and the separators between a code's parts ("ORD-88213" = "ord 88213"),
+never its characters: a swapped digit fails. A short hash in the claim matches the full hash it
+abbreviates in the evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from judge.pipeline.checks.outcome import missing, passed
+from judge.pipeline.checks.text import normalise
+from judge.schemas import CheckOutcome, Label
+
+# Upper-case prefix and at least three digits: ORD-88213, INC-2041, CVE-2024-3094, MH370.
+_PREFIXED = r"[A-Z]{2,10}[-_#]?\d{3,}(?:-\d+)*"
+# Upper-case letter and digit groups joined by hyphens, at least three digits: AB12-34-X.
+_SKU = r"(?=(?:[A-Z-]*\d){3})(?=[\dA-Z-]*[A-Z])[A-Z\d]+(?:-[A-Z\d]+)+"
+_VERSION = r"[vV]\d+(?:\.\d+)+|\d+(?:\.\d+){2,}"
+_HEX = r"(?:0x)?(?=[a-fA-F]*\d)(?=\d*[a-fA-F])[0-9a-fA-F]{7,64}"
+_TICKET = r"#\d{3,}"
+_IDENTIFIER = re.compile(
+    rf"(?<![\w.#-])(?:(?P<version>{_VERSION})|(?P<hex>{_HEX})|(?P<code>{_PREFIXED}|{_SKU})"
+    rf"|(?P<ticket>{_TICKET}))(?![\w-]|\.\d)"
+)
+_HEX_TOKEN = re.compile(r"(?<![\w])(?:0x)?([0-9a-fA-F]{7,64})(?![\w])")
+_LOOKS_LIKE_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")
+_LOOKS_LIKE_DATE = re.compile(r"[0-3]?\d\.[0-3]?\d\.(?:1\d{3}|20\d{2})")
+
+
+@dataclass(frozen=True)
+class Identifier:
+    text: str
+    kind: str
+    start: int
+    end: int
+
+
+def find_identifiers(text: str) -> list[Identifier]:
+    """The identifiers in ``text`` (already normalised)."""
+    found = []
+    for match in _IDENTIFIER.finditer(text):
+        kind = match.lastgroup or "code"
+        raw = match.group(0)
+        if kind == "version" and (
+            _LOOKS_LIKE_THOUSANDS.fullmatch(raw) or _LOOKS_LIKE_DATE.fullmatch(raw)
+        ):
+            continue  # "1.500.000" is a number and "03.03.2024" a date
+        found.append(Identifier(raw, kind, match.start(), match.end()))
+    return found
+
+
+def _pattern(identifier: Identifier) -> re.Pattern[str]:
+    """A pattern finding the identifier in evidence, tolerant of case and separators only."""
+    if identifier.kind == "version":
+        core = re.escape(identifier.text.lstrip("vV"))
+        return re.compile(rf"(?<![\w.])(?:v|version\s*)?{core}(?![\w]|\.\d)", re.IGNORECASE)
+    if identifier.kind == "ticket":
+        return re.compile(rf"(?<![\w]){re.escape(identifier.text)}(?!\d)")
+    chunks = re.findall(r"[A-Za-z]+|\d+", identifier.text)
+    joined = r"[\s_#-]*".join(re.escape(chunk) for chunk in chunks)
+    return re.compile(rf"(?<![A-Za-z0-9]){joined}(?![A-Za-z0-9])", re.IGNORECASE)
+
+
+def _hex_found(identifier: Identifier, evidence: str) -> bool:
+    wanted = identifier.text.casefold().removeprefix("0x")
+    return any(token.casefold().startswith(wanted) for token in _HEX_TOKEN.findall(evidence))
+
+
+class IdentifierCheck:
+    """Fails a claim naming an identifier that is not in the evidence character for character."""
+
+    name: str = "identifiers"
+
+    def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
+        identifiers = find_identifiers(normalise(claim))
+        if not identifiers:
+            return None
+        text = normalise(evidence)
+        absent = [
+            i.text
+            for i in identifiers
+            if not (_hex_found(i, text) if i.kind == "hex" else _pattern(i).search(text))
+        ]
+        if absent:
+            return missing(
+                self.name,
+                Label.IDENTIFIER_MISMATCH,
+                "Identifiers",
+                absent,
+                how="compared ignoring case and separators",
+            )
+        return passed(self.name, "Every identifier of the claim was")

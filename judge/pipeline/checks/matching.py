@@ -1,0 +1,54 @@
+"""When a number in a claim is the same quantity as a number in the evidence.
+
+Equal after normalisation, or the claim number is a rounding of the evidence number to the
+claim's own precision: "40%" for 39.6%, "1.5 million" for 1,482,000. Rounding coarser than a
+unit (a scale word, or a number ending in two or more zeros: "1,400", "20,000") must also stay
+within a small relative error; a hedged number ("about", "nearly", "more than") within a larger
+one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from decimal import Decimal
+
+from judge.pipeline.checks import units
+from judge.pipeline.checks.quantities import Quantity
+
+ROUNDING_TOLERANCE = Decimal("0.05")
+HEDGED_TOLERANCE = Decimal("0.10")
+
+
+def rounds_to(claim: Quantity, value: Decimal) -> bool:
+    """Whether ``claim`` is ``value`` as the claim's writer could have rounded it."""
+    target = abs(claim.value)
+    diff = abs(abs(value) - target)
+    tolerance = HEDGED_TOLERANCE if claim.approx else ROUNDING_TOLERANCE
+    within = diff <= tolerance * target
+    if diff <= Decimal(5).scaleb(claim.exponent - 1):
+        # Rounding to a unit, or finer, is what writing the digits says; rounding to thousands
+        # or millions ("1 million" for 500,000) says less, so it is held to the relative bound.
+        return claim.exponent <= 0 or within
+    half_coarse = Decimal(5).scaleb(claim.coarse - 1)
+    if claim.coarse - claim.exponent >= 2 and diff <= half_coarse and within:
+        return True
+    return claim.approx and within
+
+
+def same_quantity(claim: Quantity, evidence: Quantity) -> bool:
+    if not units.compatible(claim.unit, evidence.unit):
+        return False
+    if evidence.ordinal and claim.unit is not None and not claim.unit.startswith("cur:"):
+        return False  # "one day" is not "the first" response
+    if claim.negative and not evidence.negative:
+        return False
+    value = evidence.value
+    if claim.unit == units.FRACTION and evidence.unit == units.PERCENT:
+        value = value / 100
+    elif claim.unit == units.PERCENT and evidence.unit == units.FRACTION:
+        value = value * 100
+    return rounds_to(claim, value)
+
+
+def found_in(claim: Quantity, evidence: Iterable[Quantity]) -> bool:
+    return any(same_quantity(claim, candidate) for candidate in evidence)

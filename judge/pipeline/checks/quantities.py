@@ -1,0 +1,376 @@
+"""Finding numbers in normalised text, with their unit, scale, sign and stated precision."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from decimal import Decimal, InvalidOperation
+
+from judge.pipeline.checks import numerals, units
+
+# The digits of one number. Thousands groups with "," or with dots or spaces when there are at
+# least two groups ("1.500.000", "1 500 000"); a single dot group ("1.500") stays a decimal point.
+_CORE = re.compile(
+    r"(?<![\w.,:/^])(?:"
+    r"(?P<commas>\d{1,3}(?:,\d{3})+(?:\.\d+)?)"
+    r"|(?P<dots>\d{1,3}(?:\.\d{3}){2,}(?:,\d+)?|\d{1,3}(?:\.\d{3})+,\d{1,2})"
+    r"|(?P<spaces>\d{1,3}(?: \d{3}){2,})"
+    r"|(?P<comma_decimal>\d+,\d{1,2})"
+    r"|(?P<plain>\d+(?:\.\d+)?|\.\d+)"
+    r")(?![\d,]\d|\.\d)"
+)
+_ORDINAL_SUFFIX = re.compile(r"^(?:st|nd|rd|th)\b", re.IGNORECASE)
+_TIME_AROUND = re.compile(r"^:\d")
+_GLUED_NAME = re.compile(r"[A-Za-z][-/]$")  # "COVID-19", "SARS-CoV-2": part of a name
+_SIGN = re.compile(r"(?:^|[\s(\[=:;,])-$")
+_APPROX_BEFORE = re.compile(
+    r"(?:\b(?:about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|ca\.|"
+    r"close\s+to|just\s+(?:under|over|below|above)|more\s+than|over|less\s+than|under|"
+    r"fewer\s+than|at\s+least|at\s+most|up\s+to|as\s+(?:many|much|few|little)\s+as|"
+    r"upwards\s+of|in\s+excess\s+of|(?:an\s+)?estimated|above|below|exceeding|"
+    r"(?:no|not)\s+(?:more|less|fewer)\s+than)|[~≈<>≤≥])\s*$",
+    re.IGNORECASE,
+)
+_APPROX_AFTER = re.compile(r"^(?:\+|\s?-?plus\b|\s+or\s+(?:so|more|fewer|less)\b|\s?-?odd\b)")
+_RANGE_JOIN = re.compile(r"^\s*(?:-|to|through|and|or)\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One number as written. ``exponent`` is the power of ten of its last written digit after
+    scaling ("1.5 million" -> 5, "40" -> 0); ``coarse`` that of its last non-zero digit
+    ("20,000" -> 4), the coarsest rounding the writer may have meant."""
+
+    value: Decimal
+    exponent: int
+    coarse: int
+    negative: bool
+    unit: str | None
+    approx: bool
+    ordinal: bool
+    spelled: bool
+    scale: int
+    text: str
+    start: int
+    end: int
+    checkable: bool = True  # False for numbers a claim uses as words or names ("one of", "3D")
+
+
+def find_quantities(text: str) -> list[Quantity]:
+    """Every number in ``text`` (already passed through ``normalise``), in reading order."""
+    digits = list(_digit_quantities(text))
+    taken = _Spans(len(text), [(q.start, q.end) for q in digits])
+    words = [q for q in _word_quantities(text) if not taken.overlaps(q.start, q.end)]
+    found = sorted(digits + words, key=lambda q: q.start)
+    return _join_ratios(text, _join_money(text, _join_ranges(text, found)))
+
+
+@dataclass(frozen=True)
+class _Before:
+    negative: bool
+    unit: str | None
+    approx: bool
+    name_like: bool
+
+
+@dataclass(frozen=True)
+class _After:
+    ordinal: bool
+    scale: int
+    unit: str | None
+    approx: bool
+    glued_letters: bool
+    length: int
+
+
+def _digit_quantities(text: str) -> Iterator[Quantity]:
+    for match in _CORE.finditer(text):
+        mantissa, decimals = _parse_digits(match)
+        if mantissa is None:
+            continue
+        before = _read_before(text[max(0, match.start() - 24) : match.start()])
+        after = _read_after(text[match.end() : match.end() + 40], before.unit)
+        end = match.end() + after.length
+        coarse = _trailing_zeros(mantissa) if decimals == 0 else -decimals
+        yield Quantity(
+            value=mantissa.scaleb(after.scale),
+            exponent=after.scale - decimals,
+            coarse=after.scale + coarse,
+            negative=before.negative,
+            unit=after.unit,
+            approx=before.approx or after.approx,
+            ordinal=after.ordinal,
+            spelled=False,
+            scale=after.scale,
+            text=text[match.start() - before.negative : end],
+            start=match.start(),
+            end=end,
+            checkable=not (before.name_like or after.glued_letters),
+        )
+
+
+def _read_before(before: str) -> _Before:
+    """Sign, currency and hedge in front of a number."""
+    name_like = bool(_GLUED_NAME.search(before))
+    negative = bool(_SIGN.search(before))
+    if negative:
+        before = before[:-1]
+    unit = None
+    if currency := units.CURRENCY_BEFORE.search(before):
+        unit = units.currency_symbol_family(currency.group(0))
+        before = before[: currency.start()]
+    return _Before(negative, unit, bool(_APPROX_BEFORE.search(before)), name_like)
+
+
+def _read_after(after: str, unit: str | None) -> _After:
+    """Ordinal suffix, scale, unit and hedge after a number, and how much text they take."""
+    if _TIME_AROUND.match(after):
+        return _After(False, 0, unit, False, True, 0)
+    ordinal, scale, length = False, 0, 0
+    if suffix := _ORDINAL_SUFFIX.match(after):
+        ordinal, length = True, suffix.end()
+    elif word := units.SCALE_WORD.match(after):
+        scale, length = units.SCALES[word.group(1).casefold()], word.end()
+    elif (glued := units.SCALE_SUFFIX.match(after)) and _suffix_is_scale(glued.group(1), unit):
+        scale, length = units.SCALES[glued.group(1).casefold()], glued.end()
+    if not ordinal:
+        unit, consumed = _unit_after(after[length:], unit)
+        length += consumed
+    rest = after[length:]
+    # Digits glued to unknown letters are names or codes: "3D", "5G", "1940s".
+    glued_letters = rest[:1].isalpha() and not ordinal
+    return _After(ordinal, scale, unit, bool(_APPROX_AFTER.match(rest)), glued_letters, length)
+
+
+def _parse_digits(match: re.Match[str]) -> tuple[Decimal | None, int]:
+    kind = match.lastgroup or "plain"
+    raw = match.group(0)
+    if kind == "commas":
+        raw = raw.replace(",", "")
+    elif kind == "dots":
+        raw = raw.replace(".", "").replace(",", ".")
+    elif kind == "spaces":
+        raw = raw.replace(" ", "")
+    elif kind == "comma_decimal":
+        raw = raw.replace(",", ".")
+    try:
+        value = Decimal(raw)
+    except InvalidOperation:
+        return None, 0
+    decimals = len(raw.split(".", 1)[1]) if "." in raw else 0
+    return value, decimals
+
+
+def _suffix_is_scale(suffix: str, unit: str | None) -> bool:
+    # "$1.5m" is money; "4.8m" without a currency is a length; "5K", "3bn", "2mn" are scales.
+    if suffix.casefold() in {"m", "b"}:
+        return (unit is not None and unit.startswith("cur:")) or suffix.isupper()
+    return True
+
+
+def _unit_after(rest: str, unit: str | None) -> tuple[str | None, int]:
+    """The unit named right after a number, and how many characters name it."""
+    if percent := units.PERCENT_AFTER.match(rest):
+        return (units.POINTS if percent.group("pp") else units.PERCENT), percent.end()
+    if unit is None and (word := units.CURRENCY_AFTER.match(rest)):
+        return units.currency_word_family(word.group(1)), word.end()
+    if measure := units.MEASURE_AFTER.match(rest):
+        found = units.measure_unit(measure.group("unit"), glued=not measure.group("sep"))
+        if found is not None:
+            return (unit if unit is not None else found), measure.end()
+    return unit, 0
+
+
+def _trailing_zeros(value: Decimal) -> int:
+    if value == 0:
+        return 0
+    integer = int(value)
+    zeros = 0
+    while integer and integer % 10 == 0:
+        integer //= 10
+        zeros += 1
+    return zeros
+
+
+def _word_quantities(text: str) -> Iterator[Quantity]:
+    fractions = _Spans(len(text), [])
+    for match in numerals.FRACTION.finditer(text):
+        kind = match.lastgroup or "half"
+        whole = numerals.FRACTION_BEFORE_WHOLE.match(text[match.end() : match.end() + 12])
+        part = numerals.FRACTION_AFTER_PART.search(text[max(0, match.start() - 12) : match.start()])
+        fractions.mark(match.start(), match.end())
+        yield Quantity(
+            value=numerals.FRACTION_VALUES[kind], exponent=-2, coarse=-2, negative=False,
+            unit=units.FRACTION, approx=True, ordinal=False, spelled=True, scale=0,
+            text=match.group(0), start=match.start(), end=match.end(),
+            checkable=bool(whole) and not part,
+        )  # fmt: skip
+    runs = [m for m in numerals.SPELLED.finditer(text) if not fractions.overlaps(*m.span())]
+    index = 0
+    while index < len(runs):
+        match = runs[index]
+        following = runs[index + 1] if index + 1 < len(runs) else None
+        if following and numerals.DECIMAL_POINT.match(text[match.end() : following.start()]):
+            spoken = _spoken_decimal(text, match, following)
+            if spoken is not None:
+                yield spoken
+                index += 2
+                continue
+        yield from _spelled(text, match.group(0), match.start())
+        index += 1
+
+
+def _spoken_decimal(text: str, whole: re.Match[str], fraction: re.Match[str]) -> Quantity | None:
+    left = numerals.parse_spelled(whole.group(0))
+    words = fraction.group(0).split()
+    digits = [numerals.parse_spelled(w) for w in words]
+    if left is None or left.ordinal or any(d is None or d.value > 9 for d in digits):
+        # "fifty" after the point is read as its digits, "five two" as a digit string.
+        right = numerals.parse_spelled(fraction.group(0))
+        if left is None or right is None or right.ordinal:
+            return None
+        tail = str(int(right.value))
+    else:
+        tail = "".join(str(int(d.value)) for d in digits if d is not None)
+    value = Decimal(f"{int(left.value)}.{tail}")
+    unit, consumed = _unit_after(text[fraction.end() : fraction.end() + 40], None)
+    end = fraction.end() + consumed
+    return Quantity(
+        value=value, exponent=-len(tail), coarse=-len(tail), negative=False, unit=unit,
+        approx=False, ordinal=False, spelled=True, scale=0, text=text[whole.start() : end],
+        start=whole.start(), end=end,
+    )  # fmt: skip
+
+
+def _spelled(text: str, phrase: str, start: int) -> Iterator[Quantity]:
+    parsed = numerals.parse_spelled(phrase)
+    if parsed is None:
+        # Not one number ("two or three" joined by "and"): read each word on its own.
+        for word in re.finditer(r"[A-Za-z]+", phrase):
+            if word.group(0).casefold() != "and" and numerals.parse_spelled(word.group(0)):
+                yield from _spelled(text, word.group(0), start + word.start())
+        return
+    end = start + len(phrase)
+    before, after = text[max(0, start - 40) : start], text[end : end + 40]
+    unit, consumed = _unit_after(after, None)
+    folded = phrase.casefold()
+    scale = max((p for w, p in _SCALE_POWERS.items() if w in folded), default=0)
+    zeros = _trailing_zeros(parsed.value) if parsed.value == int(parsed.value) else 0
+    exponent = min(zeros, scale) if scale else (-1 if "half" in folded else 0)
+    yield Quantity(
+        value=parsed.value, exponent=exponent, coarse=max(exponent, zeros), negative=False,
+        unit=unit, approx=bool(_APPROX_BEFORE.search(before)), ordinal=parsed.ordinal,
+        spelled=True, scale=scale, text=text[start : end + consumed], start=start,
+        end=end + consumed, checkable=folded not in _WORDS_NOT_NUMBERS or unit is not None,
+    )  # fmt: skip
+
+
+_SCALE_POWERS = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+# Number words a sentence uses as ordinary words: "one of the", "no one", "the first", "second".
+_WORDS_NOT_NUMBERS = frozenset({"one", "first", "second"})
+
+
+class _Spans:
+    """Character positions taken by spans: overlap tests in time linear in the span's length."""
+
+    def __init__(self, length: int, spans: list[tuple[int, int]]) -> None:
+        self._taken = bytearray(length)
+        for start, end in spans:
+            self.mark(start, end)
+
+    def mark(self, start: int, end: int) -> None:
+        end = min(end, len(self._taken))
+        if start < end:
+            self._taken[start:end] = b"\x01" * (end - start)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        return any(self._taken[start:end])
+
+
+def _join_ranges(text: str, found: list[Quantity]) -> list[Quantity]:
+    """Share a unit, scale, currency or hedge across a range: "14-20%", "$2-3 million"."""
+    joined = list(found)
+    for index in range(len(joined) - 1):
+        left, right = joined[index], joined[index + 1]
+        if not _RANGE_JOIN.match(text[left.end : right.start]) or left.spelled != right.spelled:
+            continue
+        if left.unit is None and right.unit is not None:
+            left = replace(left, unit=right.unit)
+        if right.unit is None and left.unit is not None:
+            right = replace(right, unit=left.unit)
+        if left.scale == 0 and right.scale and left.value < 1000:
+            left = replace(
+                left,
+                value=left.value.scaleb(right.scale),
+                exponent=left.exponent + right.scale,
+                coarse=left.coarse + right.scale,
+                scale=right.scale,
+            )
+        if left.approx and not right.approx:
+            right = replace(right, approx=True)
+        joined[index], joined[index + 1] = left, right
+    return joined
+
+
+def _join_money(text: str, found: list[Quantity]) -> list[Quantity]:
+    """Read "12 euros and 50 cents" as 12.50 euros; its two parts are not claims of their own."""
+    joined = list(found)
+    for index in range(len(found) - 1):
+        major, minor = found[index], found[index + 1]
+        if (
+            major.unit is None
+            or not major.unit.startswith("cur:")
+            or not re.fullmatch(r"\s+and\s+", text[major.end : minor.start])
+            or not numerals.MINOR_UNIT.match(text[minor.end : minor.end + 12])
+            or minor.value >= 100
+        ):
+            continue
+        joined[index] = replace(major, checkable=False)
+        joined[index + 1] = replace(minor, checkable=False)
+        cents = numerals.MINOR_UNIT.match(text[minor.end : minor.end + 12])
+        end = minor.end + (cents.end() if cents else 0)
+        joined.append(
+            replace(
+                major,
+                value=major.value + minor.value / 100,
+                exponent=-2,
+                coarse=-2,
+                text=text[major.start : end],
+                end=end,
+            )
+        )
+    return sorted(joined, key=lambda q: q.start)
+
+
+def _join_ratios(text: str, found: list[Quantity]) -> list[Quantity]:
+    """Add "one in five" as the proportion 0.2, which "20%" in other words also states."""
+    joined = list(found)
+    for part, whole in itertools.pairwise(found):
+        join = numerals.RATIO_JOIN.match(text[part.end : whole.start])
+        if join is None or not 0 < part.value < whole.value or part.unit or whole.unit:
+            continue
+        strict = join.group("strict") is not None
+        if strict:
+            joined = [replace(q, checkable=False) if q in (part, whole) else q for q in joined]
+        joined.append(
+            replace(
+                part,
+                value=part.value / whole.value,
+                exponent=-2,
+                coarse=-2,
+                unit=units.FRACTION,
+                approx=True,
+                text=text[part.start : whole.end],
+                end=whole.end,
+                checkable=strict,
+            )
+        )
+    return sorted(joined, key=lambda q: q.start)
+
+
+def masked(quantities: list[Quantity], spans: list[tuple[int, int]]) -> list[Quantity]:
+    """The quantities outside ``spans`` (dates and identifiers, which other checks own)."""
+    taken = _Spans(max((q.end for q in quantities), default=0), spans)
+    return [q for q in quantities if not taken.overlaps(q.start, q.end)]

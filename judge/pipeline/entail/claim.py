@@ -1,0 +1,202 @@
+"""Judge one aligned claim: choose its evidence, window it, ask the judge, build the verdict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from judge.config import EvidenceMode, Settings
+from judge.pipeline.align import Alignment
+from judge.pipeline.claims.sentences import split_sentences
+from judge.pipeline.entail.aggregate import judge_over_views, judge_sentences
+from judge.pipeline.entail.select import select_evidence
+from judge.pipeline.entail.thresholds import Thresholds
+from judge.pipeline.entail.windows import SourceSpan, premises_for_claim
+from judge.protocols import ContradictionProbe, Judge, Premise, PremisePiece
+from judge.schemas import (
+    CheckOutcome,
+    Claim,
+    ClaimVerdict,
+    EvidenceLedger,
+    EvidenceSpan,
+    Label,
+    Passage,
+)
+
+
+def selected_spans(
+    claim_text: str, passages: list[Passage], settings: Settings
+) -> list[SourceSpan]:
+    """The claim's best-matching evidence sentences (BM25) with their neighbours."""
+    selected = select_evidence(
+        claim_text,
+        passages,
+        settings.selection_top_sentences,
+        settings.selection_neighbours,
+    )
+    return [SourceSpan(s.passage_id, s.start, s.end) for s in selected]
+
+
+async def judge_claim(
+    judge: Judge,
+    alignment: Alignment,
+    outcomes: list[CheckOutcome],
+    ledger: EvidenceLedger,
+    question: str | None,
+    settings: Settings,
+    thresholds: Thresholds,
+) -> ClaimVerdict:
+    # A claim aligned by search is judged against the passages search found.
+    claim = alignment.claim.model_copy(update={"citations": alignment.passage_ids})
+    passages = [p for pid in alignment.passage_ids if (p := ledger.get(pid)) is not None]
+    views = evidence_views(claim, passages, ledger, settings)
+    probe = (
+        judge if settings.contradiction_probe and isinstance(judge, ContradictionProbe) else None
+    )
+    result = await judge_over_views(
+        judge, claim, views.premises, question, thresholds.t_entail, thresholds.t_contra, probe
+    )
+    sentences = sentence_claims(claim) if settings.judge_claim_sentences else []
+    if len(sentences) > 1 and result.label is not Label.CONTRADICTED:
+        # Every sentence cites what the claim cites: one set of whole-passage windows serves
+        # them all.
+        whole = views.whole or claim_premises(claim, ledger, settings)
+        each = [(sentence, whole) for sentence in sentences]
+        result = await judge_sentences(
+            judge, result, each, question, thresholds.t_entail, thresholds.t_contra, probe
+        )
+    trace = result.trace.model_copy(update={"calibration_hash": thresholds.hash})
+    premises = views.premises[result.view]
+    deciding = next((p for p in premises if p.window_index == result.window), premises[0])
+    evidence = result.evidence or pointer_spans(
+        claim.text, deciding, passages, ledger, selected=views.spans[result.view] is not None
+    )
+    return ClaimVerdict(
+        claim=alignment.claim,
+        label=result.label,
+        score=result.p_supported,
+        contradiction_score=result.p_contradicted,
+        reason=result.reason
+        or score_reason(result.label, result.p_supported, result.p_contradicted, thresholds),
+        evidence=evidence,
+        checks=outcomes,
+        judge=trace,
+    )
+
+
+# Enough for a claim that joins two facts; more would point at most of a short passage.
+POINTER_SENTENCES = 2
+
+
+def claim_premises(
+    claim: Claim, ledger: EvidenceLedger, settings: Settings, spans: list[SourceSpan] | None = None
+) -> list[Premise]:
+    """The claim's premises in token windows: over ``spans``, or the whole cited passages."""
+    return premises_for_claim(
+        claim,
+        ledger,
+        window_tokens=settings.window_tokens,
+        overlap_tokens=settings.window_overlap_tokens,
+        spans=spans,
+    )
+
+
+@dataclass(frozen=True)
+class EvidenceViews:
+    """The evidence a claim is judged on: per view, its selected sentences (None for the whole
+    passages) and its premises; with both, the selected view comes first. ``whole`` keeps the
+    whole-passage windows when they were built, judged or not, so they are not built twice."""
+
+    spans: list[list[SourceSpan] | None]
+    premises: list[list[Premise]]
+    whole: list[Premise] | None
+
+
+def evidence_views(
+    claim: Claim, passages: list[Passage], ledger: EvidenceLedger, settings: Settings
+) -> EvidenceViews:
+    """The claim's evidence views under ``settings.evidence_mode``."""
+    mode = settings.evidence_mode
+    if mode is EvidenceMode.AUTO:
+        whole = claim_premises(claim, ledger, settings)
+        if len(whole) == 1:
+            return EvidenceViews([None], [whole], whole)
+        selected = selected_spans(claim.text, passages, settings)
+        return EvidenceViews([selected], [claim_premises(claim, ledger, settings, selected)], whole)
+    spans: list[list[SourceSpan] | None] = []
+    if mode in (EvidenceMode.SELECTED, EvidenceMode.BOTH):
+        spans.append(selected_spans(claim.text, passages, settings))
+    if mode in (EvidenceMode.WHOLE, EvidenceMode.BOTH):
+        spans.append(None)
+    views = [claim_premises(claim, ledger, settings, view) for view in spans]
+    whole_view = views[-1] if spans[-1] is None else None
+    if len(views) == 2 and [p.text for p in views[0]] == [p.text for p in views[1]]:
+        # The selection kept every sentence (short passages): one view, one call.
+        return EvidenceViews(spans[1:], views[1:], whole_view)
+    return EvidenceViews(spans, views, whole_view)
+
+
+def sentence_claims(claim: Claim) -> list[Claim]:
+    """The sentences of a claim, each a claim with the same citations."""
+    sentences = split_sentences(claim.text, strict=False)
+    return [
+        claim.model_copy(update={"id": f"{claim.id}.s{number}", "text": sentence.text})
+        for number, sentence in enumerate(sentences, start=1)
+    ]
+
+
+def pointer_spans(
+    claim_text: str,
+    premise: Premise,
+    passages: list[Passage],
+    ledger: EvidenceLedger,
+    *,
+    selected: bool,
+) -> list[EvidenceSpan]:
+    """The evidence a verdict without a quote points at: the selected sentences it was judged
+    on or, when it was judged on whole passages, the claim's best-matching sentences inside the
+    window that decided it (the whole window if none match)."""
+    if selected:
+        return premise_spans(premise, ledger)
+    ranked = select_evidence(claim_text, passages, POINTER_SENTENCES, 0)
+    inside = [
+        EvidenceSpan(passage_id=s.passage_id, start=s.start, end=s.end, text=s.text)
+        for s in ranked
+        if any(_covers(piece, s.passage_id, s.start, s.end) for piece in premise.pieces)
+    ]
+    return inside or premise_spans(premise, ledger)
+
+
+def _covers(piece: PremisePiece, passage_id: str, start: int, end: int) -> bool:
+    piece_end = piece.passage_start + (piece.premise_end - piece.premise_start)
+    return piece.passage_id == passage_id and piece.passage_start <= start and end <= piece_end
+
+
+def premise_spans(premise: Premise, ledger: EvidenceLedger) -> list[EvidenceSpan]:
+    """The evidence a verdict was judged on, as passage spans: used when the judge quoted none."""
+    spans: list[EvidenceSpan] = []
+    for piece in premise.pieces:
+        passage = ledger.get(piece.passage_id)
+        if passage is None:
+            continue
+        end = piece.passage_start + (piece.premise_end - piece.premise_start)
+        spans.append(
+            EvidenceSpan(
+                passage_id=piece.passage_id,
+                start=piece.passage_start,
+                end=end,
+                text=passage.text[piece.passage_start : end],
+            )
+        )
+    return spans
+
+
+def score_reason(
+    label: Label, p_supported: float | None, p_contradicted: float | None, thresholds: Thresholds
+) -> str:
+    """The reason of a verdict whose judge gave none (the label-only variant): its scores."""
+    if p_supported is None:
+        return f"the judge's label: {label.value}"
+    if label is Label.CONTRADICTED and p_contradicted is not None:
+        return f"P(contradicted) {p_contradicted:.2f} >= t_contra {thresholds.t_contra:.2f}"
+    relation = ">=" if label is Label.SUPPORTED else "<"
+    return f"P(supported) {p_supported:.2f} {relation} t_entail {thresholds.t_entail:.2f}"

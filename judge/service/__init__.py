@@ -1,0 +1,1 @@
+"""The second-opinion HTTP service: app, request guard, fail-safe wrappers, OpenAPI, metrics."""

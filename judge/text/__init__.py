@@ -1,0 +1,1 @@
+"""Text primitives shared by the stages: citation markers."""
