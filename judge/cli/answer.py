@@ -28,8 +28,8 @@ from judge.answer.loop import (
     parse_passages,
 )
 from judge.audit.log import AuditLog, default_audit_path
-from judge.cli.common import add_judge_options, settings_from_args
 from judge.cli.app import EXIT_NOT_PASSED, EXIT_PASS, EXIT_VERIFIER_ERROR
+from judge.cli.common import add_judge_options, settings_from_args
 from judge.config import Settings
 from judge.errors import ConfigError, InputError
 from judge.pipeline.inputs import read_json

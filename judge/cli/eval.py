@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from judge.cli.common import add_judge_options, settings_from_args
 from judge.cli.app import EXIT_PASS, EXIT_USAGE
+from judge.cli.common import add_judge_options, settings_from_args
 from judge.eval.records import load_records, read_predictions
 
 

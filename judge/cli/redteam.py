@@ -16,8 +16,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from judge.cli.common import add_judge_options, settings_from_args
 from judge.cli.app import EXIT_NOT_PASSED, EXIT_PASS, EXIT_USAGE
+from judge.cli.common import add_judge_options, settings_from_args
 
 JUDGES = ("fake", "fake-permissive", "embedded")
 

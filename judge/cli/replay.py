@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TextIO
 
 from judge.audit.log import AuditLog
+from judge.cli.app import EXIT_NOT_PASSED, EXIT_PASS
 from judge.cli.audit import audit_path
 from judge.cli.common import add_judge_options, settings_from_args
-from judge.cli.app import EXIT_NOT_PASSED, EXIT_PASS
 from judge.config import Settings
 from judge.errors import InputError
 from judge.pipeline.runner import verify

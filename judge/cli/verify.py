@@ -7,8 +7,8 @@ import asyncio
 import sys
 from pathlib import Path
 
-from judge.cli.common import add_judge_options, settings_from_args
 from judge.cli.app import EXIT_INPUT_ERROR, EXIT_NOT_PASSED, EXIT_PASS, EXIT_VERIFIER_ERROR
+from judge.cli.common import add_judge_options, settings_from_args
 from judge.pipeline.inputs import load_request
 from judge.pipeline.runner import verify
 from judge.reports.terminal import render_table
