@@ -113,7 +113,8 @@ class _Any:
     def __call__(self, outcomes: Iterable[CheckOutcome | None]) -> CheckOutcome | None:
         present = [o for o in outcomes if o is not None]
         failing = [o for o in present if o.status is not CheckStatus.PASSED]
-        return (failing or present or [None])[0]
+        chosen = failing or present
+        return chosen[0] if chosen else None
 
 
 def measure(records: Sequence[Record]) -> tuple[dict[str, dict[str, Tally]], dict[str, float]]:

@@ -149,7 +149,8 @@ def nested_cv(
 ) -> tuple[float, list[float], list[bool]]:
     """Mean held-out balanced accuracy when the feature weight and the threshold are both chosen
     on the training folds; the weight each fold chose; the first seed's held-out predictions."""
-    scores, chosen = [], []
+    scores: list[float] = []
+    chosen: list[float] = []
     first_seed = [False] * len(gold)
     for seed in seeds:
         for fold in stratified_folds([not g for g in gold], k, seed):
@@ -168,7 +169,8 @@ def nested_cv(
             _, w, threshold = best
             chosen.append(w)
             predicted = [not gated[i] and combined(i, w) >= threshold for i in fold]
-            scores.append(balanced_accuracy([gold[i] for i in fold], predicted))
+            score = balanced_accuracy([gold[i] for i in fold], predicted)
+            scores.append(score if score is not None else math.nan)
             if seed == seeds[0]:
                 for i, p in zip(fold, predicted, strict=True):
                     first_seed[i] = p

@@ -95,11 +95,14 @@ async def main_async(args: argparse.Namespace) -> int:
     print(f"model {model}, {len(cold)} claims")
     print("| | seconds per call (mean) | prompt tokens computed (mean) |")
     print("|---|---|---|")
-    for name, seconds, tokens in (
+    for name, seconds_each, tokens_each in (
         ("cold (no prefix reuse)", cold, cold_tokens),
         ("warm (same evidence, prefix reused)", warm, warm_tokens),
     ):
-        print(f"| {name} | {statistics.mean(seconds):.2f} | {statistics.mean(tokens):.0f} |")
+        print(
+            f"| {name} | {statistics.mean(seconds_each):.2f} "
+            f"| {statistics.mean(tokens_each):.0f} |"
+        )
     print(f"cold / warm = {ratio:.2f}x")
     return 0
 

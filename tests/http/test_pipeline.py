@@ -120,7 +120,7 @@ async def test_every_judge_failure_ends_in_verifier_error_and_block(failure: Any
     assert all(v.error for v in judged)
 
 
-TWO_SENTENCES = {
+TWO_SENTENCES: dict[str, Any] = {
     "evidence": [{"id": "S1", "text": "Opened items can be returned within 14 days."}],
     "claims": [
         {

@@ -4,7 +4,7 @@ import asyncio
 import contextlib
 import copy
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,8 @@ def faithful_request() -> dict[str, Any]:
 
 
 def judge_on(
-    handler: Callable[[httpx.Request], httpx.Response | Awaitable[httpx.Response]],
+    handler: Callable[[httpx.Request], httpx.Response]
+    | Callable[[httpx.Request], Coroutine[Any, Any, httpx.Response]],
     settings: Settings,
 ) -> HttpJudge:
     client = httpx.AsyncClient(transport=FailFastTransport(httpx.MockTransport(handler)))

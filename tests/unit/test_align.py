@@ -1,5 +1,5 @@
 from judge.config import CitationPolicy
-from judge.pipeline.align import AlignmentStatus, align_claim
+from judge.pipeline.align import Alignment, AlignmentStatus, align_claim
 from judge.schemas import Claim, ClaimOrigin, EvidenceLedger, Passage
 
 LEDGER = EvidenceLedger(
@@ -16,7 +16,7 @@ def ranker(text: str, k: int) -> list[tuple[str, float]]:
 
 def align(
     claim: Claim, policy: CitationPolicy = CitationPolicy.STRICT, factual: bool = True, cap: int = 4
-):  # type: ignore[no-untyped-def]
+) -> Alignment:
     return align_claim(
         claim,
         LEDGER,

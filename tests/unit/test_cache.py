@@ -140,7 +140,7 @@ def test_a_closed_or_broken_store_is_a_fault_not_a_miss(tmp_path: Path) -> None:
         def set(self, *args: Any, **kwargs: Any) -> Any:
             raise OSError("disk full")
 
-    cache._store = Broken()  # type: ignore[assignment]
+    cache._store = Broken()
     with pytest.raises(CacheFault, match="read"):
         cache.get(_key())
     with pytest.raises(CacheFault, match="write"):

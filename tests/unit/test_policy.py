@@ -1,4 +1,6 @@
-from judge.pipeline.policy import PolicyInput, apply_edits, decide
+from typing import Any
+
+from judge.pipeline.policy import PolicyDecision, PolicyInput, apply_edits, decide
 from judge.schemas import (
     Action,
     CharSpan,
@@ -40,8 +42,8 @@ def verdicts(*labels: Label) -> list[ClaimVerdict]:
     ]
 
 
-def run(*labels: Label, **kwargs: object) -> object:
-    return decide(PolicyInput(verdicts=verdicts(*labels), answer=ANSWER, **kwargs))  # type: ignore[arg-type]
+def run(*labels: Label, **kwargs: Any) -> PolicyDecision:
+    return decide(PolicyInput(verdicts=verdicts(*labels), answer=ANSWER, **kwargs))
 
 
 def test_all_supported_passes() -> None:
