@@ -47,7 +47,7 @@ from judge.judges.endpoint import resolve_endpoint
 from judge.judges.http import build_http_judge
 from judge.pipeline.checks import default_checks
 from judge.pipeline.claims.sentences import split_sentences
-from judge.pipeline.entail.aggregate import judge_claim
+from judge.pipeline.entail.aggregate import judge_over_windows
 from judge.pipeline.entail.claim import claim_premises, evidence_views, selected_spans
 from judge.protocols import Premise
 from judge.schemas import CheckStatus, Claim, EvidenceLedger, Passage
@@ -195,7 +195,7 @@ async def judge_mode(
 async def judge_premises(judge: Any, claim: Claim, premises: list[Premise]) -> dict[str, Any]:
     started = time.perf_counter()
     try:
-        result = await judge_claim(judge, claim, premises, None, 0.5, 0.5)
+        result = await judge_over_windows(judge, claim, premises, None, 0.5, 0.5)
     except VerifierFault as exc:
         return {
             "error": f"{type(exc).__name__}: {exc}"[:300],

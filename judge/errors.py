@@ -2,13 +2,17 @@
 
     JudgeError                      base class
     ├── InputError                  the caller's request is wrong (exit code 3)
-    │   └── LimitExceeded           the request is over a configured bound
+    │   ├── LimitExceeded           the request is over a configured bound
+    │   └── CalibrationInfeasible   no threshold meets the stated objective
     ├── ConfigError                 the configuration is wrong (exit code 3)
+    ├── AuditError                  the audit log could not be opened, read or written
     └── VerifierFault               the verifier could not decide (exit code 4)
         ├── JudgeUnavailable        refused connection, timeout, 4xx/5xx, dead local server
+        │   └── RequestDeadlineExceeded  the request's time budget ran out first
         ├── JudgeOutputInvalid      malformed, truncated or out-of-schema judge output
         ├── CacheFault              the verdict cache could not be read or written
-        └── LocalServerError        the embedded judge server failed to start or died
+        ├── LocalServerError        the embedded judge server failed to start or died
+        └── GeneratorFault          the generator produced no usable draft
 
 A ``VerifierFault`` never passes an answer: the pipeline turns it into ``verifier_error``
 verdicts and a blocked answer.
@@ -59,3 +63,25 @@ class CacheFault(VerifierFault):
 
 class LocalServerError(VerifierFault):
     """The embedded judge server could not be started, or died."""
+
+
+class CalibrationInfeasible(InputError):
+    """No threshold meets the stated objective on these predictions."""
+
+
+class AuditError(JudgeError):
+    """The audit log could not be opened, read or written."""
+
+
+class RequestDeadlineExceeded(JudgeUnavailable):
+    """The request's time budget ran out before the judge answered."""
+
+
+class GeneratorFault(VerifierFault):
+    """The generator produced no usable draft: unreachable, an HTTP error, empty or cut-off
+    output. Fails closed like any verifier fault: the answer is blocked."""
+
+
+def fault_text(exc: BaseException) -> str:
+    """How a fault reads in a verdict's reason: its class and message."""
+    return f"{type(exc).__name__}: {exc}"

@@ -1,6 +1,9 @@
-"""The seams of the pipeline: what a judge, a decomposer and a deterministic check look like.
+"""The seams of the pipeline: what a judge, its optional abilities and a deterministic check
+look like.
 
-Plain protocols: the real HTTP judge and the test fakes satisfy them without registration.
+Runtime-checkable protocols: the real HTTP judge and the test fakes satisfy them without
+registration, and the pipeline asks ``isinstance(judge, Decomposer)`` rather than probing for
+attributes. A judge offers an ability by having the method.
 """
 
 from __future__ import annotations
@@ -87,6 +90,28 @@ class Decomposer(Protocol):
     async def decompose(
         self, sentence: str, context: str, question: str | None = None
     ) -> list[str]: ...
+
+
+@runtime_checkable
+class ConclusionExtractor(Protocol):
+    """States an answer's main conclusion as one claim."""
+
+    async def main_conclusion(self, answer: str, question: str | None = None) -> str: ...
+
+
+@runtime_checkable
+class RequestScoped(Protocol):
+    """A judge that gives each request its own view: a fresh prompt-fence nonce and the
+    request's ledger hash in its cache keys."""
+
+    def for_request(self, *, ledger_hash: str | None = None) -> Judge: ...
+
+
+@runtime_checkable
+class Pingable(Protocol):
+    """A judge whose server can be asked whether it is up (readiness probes)."""
+
+    async def ping(self) -> object: ...
 
 
 @runtime_checkable

@@ -20,16 +20,11 @@ import httpx
 import openai
 
 from judge.config import Settings
-from judge.errors import ConfigError, VerifierFault
+from judge.errors import ConfigError, GeneratorFault
 from judge.judges.http import _fault, api_base, default_http_client
 from judge.judges.templates import RenderedPrompt
 
 DEFAULT_MAX_TOKENS = 512
-
-
-class GeneratorFault(VerifierFault):
-    """The generator produced no usable draft: unreachable, an HTTP error, empty or cut-off
-    output. Fails closed like any verifier fault: the answer is blocked."""
 
 
 @dataclass(frozen=True)

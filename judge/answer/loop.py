@@ -53,7 +53,8 @@ from judge.answer.types import (
 from judge.audit.log import AuditLog
 from judge.config import Settings, load_settings
 from judge.errors import InputError, VerifierFault
-from judge.judges.http import HttpJudge
+from judge.judges import endpoint
+from judge.judges.binding import bind_request
 from judge.judges.templates import RenderedPrompt, neutralise, new_nonce, render
 from judge.pipeline.claims.sentences import is_factual
 from judge.pipeline.inputs import input_error_from
@@ -125,7 +126,7 @@ async def answer(
         try:
             if judge is None:
                 run.say("opening the judge")
-                judge = await _open_judge(stack, settings)
+                judge = await stack.enter_async_context(endpoint.open_judge(settings))
             if generator is None:
                 generator = await stack.enter_async_context(
                     open_generator(
@@ -138,26 +139,7 @@ async def answer(
                 )
         except VerifierFault as exc:
             return await run.fail_to_open(exc)
-        return await run.execute(generator, _request_view(judge, ledger.ledger_hash))
-
-
-async def _open_judge(stack: contextlib.AsyncExitStack, settings: Settings) -> Judge:
-    from judge.judges import endpoint as runtime
-
-    # Typed through Any: HttpJudge's read-only ``model_id`` property is not matched by mypy to
-    # the protocol's attribute, though it satisfies it at run time.
-    opened: Any = await stack.enter_async_context(runtime.open_judge(settings))
-    judge: Judge = opened
-    return judge
-
-
-def _request_view(judge: Judge, ledger_hash: str) -> Judge:
-    """An HTTP judge's per-request view: a fresh fence nonce, the ledger hash in cache keys."""
-    if not isinstance(judge, HttpJudge):
-        return judge
-    view: Any = judge.for_request(ledger_hash=ledger_hash)
-    typed: Judge = view
-    return typed
+        return await run.execute(generator, bind_request(judge, ledger.ledger_hash))
 
 
 def answer_sync(

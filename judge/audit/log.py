@@ -34,16 +34,12 @@ from typing import Any, Self
 
 from judge.audit.migrations import applied, migrate
 from judge.config import Settings
-from judge.errors import InputError, JudgeError
+from judge.errors import AuditError, InputError
 from judge.schemas import ClaimVerdict, VerifyRequest, VerifyResponse
 
 AUDIT_FILENAME = "audit.sqlite3"
 BUSY_TIMEOUT_MS = 10_000
 _PAGE = 500  # records read per lock acquisition while iterating
-
-
-class AuditError(JudgeError):
-    """The audit log could not be opened, read or written."""
 
 
 def default_audit_path(settings: Settings) -> Path:

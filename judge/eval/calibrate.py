@@ -28,15 +28,11 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from judge.errors import InputError
+from judge.errors import CalibrationInfeasible, InputError
 from judge.eval.metrics import balanced_accuracy, ratio, wilson_interval
 from judge.eval.records import CLAIM_LABELS, contradiction_scored
 
 ObjectiveKind = Literal["precision", "recall", "balanced_accuracy"]
-
-
-class CalibrationInfeasible(InputError):
-    """No threshold meets the stated objective on these predictions."""
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from rich.text import Text
 from judge.config import CitationPolicy, Settings
 from judge.errors import JudgeError
 from judge.eval.records import EvalRecord, PredictionWriter, resume_predictions
+from judge.judges.endpoint import judge_for_run
 from judge.pipeline.inputs import input_error_from
 from judge.pipeline.runner import verify
 from judge.protocols import Judge
@@ -45,7 +46,6 @@ from judge.schemas import (
     Action,
     CheckStatus,
     ClaimVerdict,
-    EvidenceLedger,
     Label,
     StructuredClaim,
     VerifyRequest,
@@ -114,7 +114,7 @@ async def evaluate(
     semaphore = asyncio.Semaphore(concurrency)
     errors = 0
 
-    async with _open_judge(settings, judge, use_judge) as shared:
+    async with judge_for_run(settings, judge, use_judge=use_judge, stand_in=False) as shared:
         with PredictionWriter(out) as writer, _progress(progress, len(pending)) as advance:
 
             async def run(record: EvalRecord) -> None:
@@ -145,7 +145,7 @@ async def evaluate_record(
         return failed_prediction(record, f"InputError: {input_error_from(exc)}", _since(started))
     try:
         response = await verify(
-            request, settings, judge=_request_view(judge, request), use_judge=use_judge
+            request, settings, judge=judge, use_judge=use_judge
         )
     except JudgeError as exc:
         return failed_prediction(record, f"{type(exc).__name__}: {exc}", _since(started))
@@ -226,18 +226,6 @@ def decided_by_checks(verdict: ClaimVerdict) -> bool:
     return verdict.judge is None and any(c.status is not CheckStatus.PASSED for c in verdict.checks)
 
 
-def _request_view(judge: Judge | None, request: VerifyRequest) -> Judge | None:
-    # One judge serves the whole run; a judge that offers per-request views gets one per record,
-    # as a request would: a fresh prompt nonce and the record's ledger in its cache keys.
-    for_request = getattr(judge, "for_request", None)
-    if for_request is None:
-        return judge
-    view: Judge = for_request(
-        ledger_hash=EvidenceLedger(passages=tuple(request.evidence)).ledger_hash
-    )
-    return view
-
-
 def _response_error(response: VerifyResponse) -> str | None:
     if response.limits_exceeded:
         return "limit exceeded: " + "; ".join(response.limits_exceeded)
@@ -265,19 +253,6 @@ def _all_set(values: Sequence[float | None]) -> bool:
 
 def _since(started: float) -> float:
     return time.perf_counter() - started
-
-
-@contextlib.asynccontextmanager
-async def _open_judge(
-    settings: Settings, judge: Judge | None, use_judge: bool
-) -> AsyncIterator[Judge | None]:
-    if judge is not None or not use_judge:
-        yield judge
-        return
-    from judge.judges import endpoint as runtime
-
-    async with runtime.open_judge(settings) as opened:
-        yield opened
 
 
 class _SecondsPerRecord(ProgressColumn):

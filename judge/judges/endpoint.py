@@ -2,6 +2,7 @@
 
 With no ``JUDGE_BASE_URL`` the embedded local judge server is started (or reused) first.
 A server that cannot be started raises ``LocalServerError``, which fails the request closed.
+Every caller (pipeline, service, eval, answer loop) opens its judge here.
 """
 
 from __future__ import annotations
@@ -10,11 +11,15 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 from judge.config import Settings
-from judge.errors import CacheFault
-from judge.judges.cache import VerdictCache
-from judge.judges.http import HttpJudge, build_http_judge
+from judge.errors import CacheFault, VerifierFault, fault_text
+from judge.judges.wrappers import UnavailableJudge
+from judge.protocols import Judge
+
+if TYPE_CHECKING:
+    from judge.judges.http import HttpJudge
 
 
 def _progress(message: str) -> None:
@@ -33,6 +38,10 @@ async def resolve_endpoint(settings: Settings) -> tuple[str, str | None]:
 
 @contextlib.asynccontextmanager
 async def open_judge(settings: Settings) -> AsyncIterator[HttpJudge]:
+    # Imported here: the HTTP stack (openai, instructor) loads only when a judge is opened.
+    from judge.judges.cache import VerdictCache
+    from judge.judges.http import build_http_judge
+
     base_url, model = await resolve_endpoint(settings)
     try:
         cache = VerdictCache.from_settings(settings)
@@ -45,3 +54,41 @@ async def open_judge(settings: Settings) -> AsyncIterator[HttpJudge]:
         await judge.aclose()
         if cache is not None:
             cache.close()
+
+
+@contextlib.asynccontextmanager
+async def open_judge_or_unavailable(settings: Settings) -> AsyncIterator[Judge]:
+    """The configured judge or, when it cannot be opened, a stand-in whose every call fails
+    closed with the reason: the caller stays up and blocks what it cannot verify."""
+    async with contextlib.AsyncExitStack() as stack:
+        judge: Judge
+        try:
+            judge = await stack.enter_async_context(open_judge(settings))
+        except VerifierFault as exc:
+            judge = UnavailableJudge(fault_text(exc))
+        yield judge
+
+
+@contextlib.asynccontextmanager
+async def judge_for_run(
+    settings: Settings,
+    given: Judge | None = None,
+    *,
+    use_judge: bool = True,
+    stand_in: bool = True,
+) -> AsyncIterator[Judge | None]:
+    """The judge of one run: none when ``use_judge`` is off, ``given`` as is (not closed), else
+    the configured one opened for the run. When it cannot be opened: a stand-in that fails
+    every call closed (``stand_in``), or the fault raised, for runs that should stop at once."""
+    if not use_judge:
+        yield None
+        return
+    if given is not None:
+        yield given
+        return
+    if stand_in:
+        async with open_judge_or_unavailable(settings) as judge:
+            yield judge
+        return
+    async with open_judge(settings) as opened:
+        yield opened

@@ -1,4 +1,5 @@
-"""Orchestration: ledger -> claims -> alignment -> exact checks -> entailment -> policy.
+"""Orchestration, and nothing else: ledger (1) -> claims (2) -> alignment (3) -> exact checks
+(4) -> entailment (5) -> policy (6).
 
 Cheap exact checks run before any model call. A fault while judging one claim becomes that
 claim's ``verifier_error`` verdict (the answer is then blocked); other claims keep their
@@ -15,39 +16,30 @@ from dataclasses import dataclass
 from typing import Any
 
 from judge.config import Settings, load_settings
-from judge.pipeline import stages
-from judge.pipeline.align import Alignment, AlignmentStatus, align_claims
+from judge.judges.endpoint import judge_for_run
+from judge.judges.wrappers import UnavailableJudge
+from judge.pipeline.align import AlignmentStatus, align_claims
 from judge.pipeline.checks import default_checks
+from judge.pipeline.checks.runner import pre_judge
 from judge.pipeline.checks.stuffing import detect_citation_stuffing
-from judge.pipeline.claims.sentences import (
-    coverage,
-    is_factual,
-)
-from judge.pipeline.entail import thresholds as calibration
+from judge.pipeline.claims.extract import extract_claims
+from judge.pipeline.claims.sentences import coverage, is_factual
+from judge.pipeline.context import ClaimContext, RequestContext
 from judge.pipeline.entail.select import rank_passages
+from judge.pipeline.entail.stage import entail_all, error_verdict
+from judge.pipeline.entail.thresholds import Thresholds, active_thresholds
+from judge.pipeline.first_tier import compare_first_tier
 from judge.pipeline.inputs import parse_request
-from judge.pipeline.ledger import freeze_ledger, passages_text
+from judge.pipeline.ledger import freeze_ledger
 from judge.pipeline.policy import PolicyInput, decide
 from judge.protocols import Check, Judge
 from judge.schemas import (
-    CheckOutcome,
-    CheckStatus,
     ClaimVerdict,
     CoverageReport,
     EvidenceLedger,
-    Label,
     VerifyRequest,
     VerifyResponse,
 )
-
-
-@dataclass
-class _Pending:
-    """A claim that passed alignment and the exact checks, waiting for the judge."""
-
-    index: int
-    alignment: Alignment
-    outcomes: list[CheckOutcome]
 
 
 async def verify(
@@ -56,27 +48,31 @@ async def verify(
     *,
     judge: Judge | None = None,
     use_judge: bool = True,
+    checks: Sequence[Check] | None = None,
+    thresholds: Thresholds | None = None,
 ) -> VerifyResponse:
     """Verify an answer against its evidence. With ``use_judge=False`` no model is consulted and
-    claims that pass every exact check are reported ``unverified`` (never ``supported``)."""
+    claims that pass every exact check are reported ``unverified`` (never ``supported``).
+
+    ``checks`` replaces the default exact checks (:func:`judge.pipeline.checks.default_checks`);
+    ``thresholds`` are those in force (loaded from the settings when not given)."""
     started = time.perf_counter()
     settings = settings or load_settings()
     req = parse_request(request)
     ledger = freeze_ledger(req.evidence, settings)
-    thresholds = calibration.active_thresholds(settings)
-    request_id = uuid.uuid4().hex
-
-    run = _Run(request_id, ledger, req, settings, started, thresholds.hash)
+    thresholds = thresholds or active_thresholds(settings)
+    run = _Run(uuid.uuid4().hex, ledger, req, settings, started, thresholds.hash)
     limits = _limits_exceeded(req, settings)
     if limits:
         return run.finish(limits=limits)
 
-    async with stages.judge_session(settings, judge, use_judge) as session:
-        extraction = await stages.extract_claims(req, session, settings)
+    async with judge_for_run(settings, judge, use_judge=use_judge) as opened:
+        extractor = None if isinstance(opened, UnavailableJudge) else opened
+        extraction = await extract_claims(req, extractor, settings)
         claims = extraction.claims
         if len(claims) > settings.max_claims:
             limit = f"claims: {len(claims)} claims exceed the limit of {settings.max_claims}"
-            return run.finish(limits=[limit], calls=session.calls)
+            return run.finish(limits=[limit], calls=extraction.calls)
         alignments = align_claims(
             claims,
             ledger,
@@ -91,42 +87,35 @@ async def verify(
             ledger.ids,
             min_passages=settings.stuffing_min_passages,
         )
+        context = RequestContext(ledger, req.question, settings, thresholds)
+        active_checks = list(checks) if checks is not None else default_checks()
         verdicts: list[ClaimVerdict | None] = [None] * len(alignments)
-        pending: list[_Pending] = []
-        checks = default_checks()
+        pending: list[tuple[int, ClaimContext]] = []
         for index, alignment in enumerate(alignments):
             error = extraction.errors.get(alignment.claim.id)
             if error is not None:
-                verdicts[index] = ClaimVerdict(
-                    claim=alignment.claim, label=Label.VERIFIER_ERROR, reason=error, error=error
-                )
+                verdicts[index] = error_verdict(alignment.claim, [], error)
                 continue
-            verdict, outcomes = _pre_judge(alignment, ledger, checks)
+            verdict, outcomes = pre_judge(alignment, ledger, active_checks)
             if verdict is not None:
                 verdicts[index] = verdict
             else:
-                pending.append(_Pending(index, alignment, outcomes))
+                pending.append((index, context.for_claim(alignment, outcomes)))
 
-        judged = await stages.entail_all(
-            [(p.alignment, p.outcomes) for p in pending],
-            ledger,
-            req.question,
-            session,
-            settings,
-            thresholds,
-        )
-        for item, verdict in zip(pending, judged, strict=True):
-            verdicts[item.index] = verdict
+        judged = await entail_all([claim for _, claim in pending], opened)
+        for (index, _), verdict in zip(pending, judged, strict=True):
+            verdicts[index] = verdict
         final = [v for v in verdicts if v is not None]
         if req.first_tier is not None:
-            final = stages.compare_first_tier(final, req.first_tier)
+            final = compare_first_tier(final, req.first_tier)
         report = (
             coverage(req.answer, claims, extraction.sentences)
             if req.answer is not None
             else CoverageReport()
         )
+        calls = extraction.calls + sum(v.judge.calls for v in judged if v.judge is not None)
         return run.finish(
-            final, coverage=report, stuffing=stuffing, calls=session.calls, notes=extraction.notes
+            final, coverage=report, stuffing=stuffing, calls=calls, notes=extraction.notes
         )
 
 
@@ -136,9 +125,16 @@ def verify_sync(
     *,
     judge: Judge | None = None,
     use_judge: bool = True,
+    checks: Sequence[Check] | None = None,
+    thresholds: Thresholds | None = None,
 ) -> VerifyResponse:
     """Blocking wrapper of :func:`verify` for callers without an event loop."""
-    return asyncio.run(verify(request, settings, judge=judge, use_judge=use_judge))
+    return asyncio.run(
+        verify(
+            request, settings, judge=judge, use_judge=use_judge, checks=checks,
+            thresholds=thresholds,
+        )
+    )  # fmt: skip
 
 
 def _limits_exceeded(req: VerifyRequest, settings: Settings) -> list[str]:
@@ -149,49 +145,6 @@ def _limits_exceeded(req: VerifyRequest, settings: Settings) -> list[str]:
     if req.claims is not None and len(req.claims) > settings.max_claims:
         return [f"claims: {len(req.claims)} claims exceed the limit of {settings.max_claims}"]
     return []
-
-
-def _pre_judge(
-    alignment: Alignment, ledger: EvidenceLedger, checks: Sequence[Check]
-) -> tuple[ClaimVerdict | None, list[CheckOutcome]]:
-    """Decide a claim without a model where alignment or an exact check already does."""
-    claim = alignment.claim
-    if alignment.status is AlignmentStatus.NOT_FACTUAL:
-        return ClaimVerdict(claim=claim, label=Label.NOT_FACTUAL, reason="no checkable content"), []
-    if alignment.status is AlignmentStatus.BAD_CITATION:
-        reason = "cites passages not in the evidence: " + ", ".join(alignment.unknown_ids)
-        return ClaimVerdict(claim=claim, label=Label.BAD_CITATION, reason=reason), []
-    if alignment.status is AlignmentStatus.OVER_CAP:
-        reason = f"cites {len(alignment.passage_ids)} passages, over the per-claim cap"
-        return ClaimVerdict(claim=claim, label=Label.BAD_CITATION, reason=reason), []
-    if alignment.status is AlignmentStatus.UNCITED:
-        return ClaimVerdict(
-            claim=claim, label=Label.UNCITED, reason="factual claim without a citation"
-        ), []
-
-    evidence = passages_text(ledger, alignment.passage_ids)
-    outcomes: list[CheckOutcome] = []
-    for check in checks:
-        try:
-            outcome = check(claim.text, evidence)
-        except Exception as exc:
-            error = f"check {check.name} failed: {type(exc).__name__}: {exc}"
-            verdict = ClaimVerdict(
-                claim=claim, label=Label.VERIFIER_ERROR, reason=error, error=error, checks=outcomes
-            )
-            return verdict, outcomes
-        if outcome is None:
-            continue
-        outcomes.append(outcome)
-        if outcome.status is not CheckStatus.PASSED:
-            label = outcome.label or (
-                Label.NEEDS_REVIEW
-                if outcome.status is CheckStatus.NEEDS_REVIEW
-                else Label.UNSUPPORTED
-            )
-            reason = f"{outcome.detail} (checked against {', '.join(alignment.passage_ids)})"
-            return ClaimVerdict(claim=claim, label=label, reason=reason, checks=outcomes), outcomes
-    return None, outcomes
 
 
 @dataclass(frozen=True)

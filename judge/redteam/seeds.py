@@ -17,7 +17,9 @@ from judge.pipeline.claims.sentences import extract_sentence_claims, split_sente
 from judge.pipeline.inputs import parse_request
 from judge.redteam.model import Passage, Seed, Sentence
 
-EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples"
+# The repository's examples/, shipped inside the package (judge/examples) so installed copies
+# have them too.
+EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "examples"
 
 
 @dataclass(frozen=True)

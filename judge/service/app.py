@@ -24,28 +24,23 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from judge import __version__
-from judge.audit.log import AuditError, AuditLog, default_audit_path
+from judge.audit.log import AuditLog, default_audit_path
 from judge.config import Settings
-from judge.errors import ConfigError, InputError, VerifierFault
+from judge.errors import AuditError, ConfigError, InputError
+from judge.judges.wrappers import UnavailableJudge, with_deadline
+from judge.pipeline.entail.thresholds import active_thresholds
 from judge.pipeline.inputs import parse_request
-from judge.pipeline.ledger import freeze_ledger
 from judge.pipeline.runner import verify
 from judge.protocols import Judge
 from judge.schemas import VerifyRequest, VerifyResponse
-from judge.service.failsafe import (
-    DeadlineJudge,
-    UnavailableJudge,
-    failure_response,
-    never_pass_on_error,
-    ping_judge,
-)
+from judge.service.failsafe import failure_response, never_pass_on_error, ping_judge
 from judge.service.guard import RequestGuard
 from judge.service.metrics import CONTENT_TYPE_LATEST, ServiceMetrics
 
 log = logging.getLogger("judge.service.app")
 
-# After the deadline, judge calls are cut by DeadlineJudge; this margin is for the pipeline to
-# assemble the answer from what finished. Past it, every claim becomes a verifier error.
+# After the deadline, judge calls are cut by the deadline wrapper; this margin is for the
+# pipeline to assemble the answer from what finished. Past it, every claim becomes a verifier error.
 DEADLINE_GRACE_S = 1.0
 
 
@@ -100,19 +95,24 @@ class Service:
         self.judge = judge
         self.audit = audit
         self.metrics = ServiceMetrics()
+        self.thresholds = active_thresholds(self.settings)
 
     async def verify(self, req: VerifyRequest) -> VerifyResponse:
         """Verify within the request's time budget; never raises a verifier fault."""
         budget = self.options.request_timeout_s
         loop = asyncio.get_running_loop()
         deadline = loop.time() + budget
-        judge = self._request_judge(req)
-        if judge is not None:
-            judge = DeadlineJudge(judge, deadline, budget)
+        use_judge = self.options.use_judge
+        # The pipeline takes the judge's per-request view (fence nonce, ledger hash) itself.
+        judge = with_deadline(self.judge, deadline, budget) if use_judge and self.judge else None
         try:
             async with asyncio.timeout_at(deadline + DEADLINE_GRACE_S):
                 response = await verify(
-                    req, self.settings, judge=judge, use_judge=self.options.use_judge
+                    req,
+                    self.settings,
+                    judge=judge,
+                    use_judge=use_judge,
+                    thresholds=self.thresholds,
                 )
         except TimeoutError:
             message = f"RequestDeadlineExceeded: request timed out after {budget:g} s"
@@ -126,19 +126,6 @@ class Service:
             seconds = budget - (deadline - loop.time())
             response = failure_response(req, self.settings, uuid.uuid4().hex, message, seconds)
         return never_pass_on_error(response)
-
-    def _request_judge(self, req: VerifyRequest) -> Judge | None:
-        """The judge's view for one request when it offers one (a fresh prompt-fence nonce, the
-        ledger hash in its cache keys); the shared judge otherwise."""
-        judge = self.judge
-        if judge is None or not self.options.use_judge:
-            return None
-        for_request = getattr(judge, "for_request", None)
-        if for_request is None:
-            return judge
-        ledger = freeze_ledger(req.evidence, self.settings)
-        view: Judge = for_request(ledger_hash=ledger.ledger_hash)
-        return view
 
 
 def create_app(
@@ -292,16 +279,11 @@ def _add_routes(app: FastAPI, service: Service) -> None:
 async def _open_judge(settings: Settings) -> AsyncIterator[Judge]:
     """The configured judge, or a stand-in that blocks every answer when it cannot be opened
     (the service stays up, reports not ready, and fails closed)."""
-    from judge.judges import endpoint as runtime
+    from judge.judges import endpoint
 
-    async with contextlib.AsyncExitStack() as stack:
-        judge: Judge
-        try:
-            judge = await stack.enter_async_context(runtime.open_judge(settings))
-        except VerifierFault as exc:
-            reason = f"{type(exc).__name__}: {exc}"
-            log.error("judge unavailable, every answer will be blocked: %s", reason)
-            judge = UnavailableJudge(reason)
+    async with endpoint.open_judge_or_unavailable(settings) as judge:
+        if isinstance(judge, UnavailableJudge):
+            log.error("judge unavailable, every answer will be blocked: %s", judge.reason)
         yield judge
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from judge.errors import JudgeUnavailable
-from judge.pipeline.entail.aggregate import judge_claim, judge_over_views, judge_sentences
+from judge.pipeline.entail.aggregate import judge_over_views, judge_over_windows, judge_sentences
 from judge.pipeline.entail.windows import SourceSpan, build_premises
 from judge.protocols import Premise
 from judge.schemas import Claim, Label, Passage
@@ -35,7 +35,7 @@ def _windows() -> list[Any]:
 async def test_supported_in_one_window_is_supported_with_exact_span() -> None:
     premises = _windows()
     fake = FakeJudgeServer()
-    judgement = await judge_claim(fake.judge(), CLAIM, premises, None, 0.5, 0.5)
+    judgement = await judge_over_windows(fake.judge(), CLAIM, premises, None, 0.5, 0.5)
     assert judgement.label is Label.SUPPORTED
     window = premises[judgement.window]
     assert KEY_FACT in window.text
@@ -64,7 +64,8 @@ async def test_contradiction_in_any_window_wins_and_stops() -> None:
             )
         return rule_based_judge(request)
 
-    judgement = await judge_claim(FakeJudgeServer(script).judge(), CLAIM, premises, None, 0.5, 0.5)
+    judge = FakeJudgeServer(script).judge()
+    judgement = await judge_over_windows(judge, CLAIM, premises, None, 0.5, 0.5)
     assert judgement.label is Label.CONTRADICTED
     assert judgement.window == 0
     assert calls["n"] == 1
@@ -76,7 +77,7 @@ async def test_contradiction_in_any_window_wins_and_stops() -> None:
 async def test_unsupported_everywhere_is_unsupported() -> None:
     claim = Claim(id="c2", text="Gift cards never expire.", citations=("L1",))
     premises = _windows()
-    judgement = await judge_claim(FakeJudgeServer().judge(), claim, premises, None, 0.5, 0.5)
+    judgement = await judge_over_windows(FakeJudgeServer().judge(), claim, premises, None, 0.5, 0.5)
     assert judgement.label is Label.UNSUPPORTED
     assert judgement.evidence == []
     assert len(judgement.results) == len(premises)
@@ -86,7 +87,7 @@ async def test_a_fault_in_any_window_propagates() -> None:
     premises = _windows()
     fake = FakeJudgeServer([verdict_response("unsupported"), http_error(500)])
     with pytest.raises(JudgeUnavailable):
-        await judge_claim(fake.judge(), CLAIM, premises, None, 0.5, 0.5)
+        await judge_over_windows(fake.judge(), CLAIM, premises, None, 0.5, 0.5)
 
 
 async def test_multi_passage_claim_points_into_the_right_passage() -> None:
@@ -99,7 +100,7 @@ async def test_multi_passage_claim_points_into_the_right_passage() -> None:
         text="Shipping fees are refunded only when the item arrived damaged.",
         citations=("S1", "S2"),
     )
-    judgement = await judge_claim(FakeJudgeServer().judge(), claim, premises, "q", 0.5, 0.5)
+    judgement = await judge_over_windows(FakeJudgeServer().judge(), claim, premises, "q", 0.5, 0.5)
     assert judgement.label is Label.SUPPORTED
     (span,) = judgement.evidence
     assert span.passage_id == "S2"
@@ -108,7 +109,7 @@ async def test_multi_passage_claim_points_into_the_right_passage() -> None:
 
 async def test_no_premise_is_a_programming_error() -> None:
     with pytest.raises(ValueError):
-        await judge_claim(FakeJudgeServer().judge(), CLAIM, [], None, 0.5, 0.5)
+        await judge_over_windows(FakeJudgeServer().judge(), CLAIM, [], None, 0.5, 0.5)
 
 
 def _yes_no_script(probe_label: str, probe_contra: float) -> Any:
@@ -132,7 +133,7 @@ async def test_probe_splits_a_yes_no_unsupported_into_contradicted() -> None:
     premises = build_premises([LONG], window_tokens=700, overlap_tokens=0)
     fake = FakeJudgeServer(_yes_no_script("contradicted", 0.7))
     judge = fake.judge(fake_settings(verdict_variant="yes_no"))
-    judgement = await judge_claim(judge, CLAIM, premises, None, 0.5, 0.5, probe=judge)
+    judgement = await judge_over_windows(judge, CLAIM, premises, None, 0.5, 0.5, probe=judge)
     assert judgement.label is Label.CONTRADICTED
     assert judgement.p_supported == pytest.approx(0.2)  # the yes/no judge's, not the probe's
     assert judgement.p_contradicted == pytest.approx(0.7)
@@ -145,7 +146,7 @@ async def test_probe_below_t_contra_leaves_the_claim_unsupported_after_every_win
     premises = _windows()
     fake = FakeJudgeServer(_yes_no_script("contradicted", 0.4))
     judge = fake.judge(fake_settings(verdict_variant="yes_no"))
-    judgement = await judge_claim(judge, CLAIM, premises, None, 0.5, 0.5, probe=judge)
+    judgement = await judge_over_windows(judge, CLAIM, premises, None, 0.5, 0.5, probe=judge)
     assert judgement.label is Label.UNSUPPORTED
     assert judgement.trace.calls == 2 * len(premises)
 
@@ -155,13 +156,13 @@ async def test_no_probe_for_supported_claims_or_judges_that_can_contradict() -> 
     fake = FakeJudgeServer()  # three-way label_first verdicts with P(contradicted)
     judge = fake.judge()
     claim = Claim(id="c2", text="Gift cards never expire.", citations=("L1",))
-    judgement = await judge_claim(judge, claim, premises, None, 0.5, 0.5, probe=judge)
+    judgement = await judge_over_windows(judge, claim, premises, None, 0.5, 0.5, probe=judge)
     assert judgement.label is Label.UNSUPPORTED
     assert len(fake.requests) == len(premises)  # it could have said contradicted: no probe
 
     fake = FakeJudgeServer()
     judge = fake.judge(fake_settings(verdict_variant="yes_no"))
-    judgement = await judge_claim(judge, CLAIM, premises, None, 0.5, 0.5, probe=judge)
+    judgement = await judge_over_windows(judge, CLAIM, premises, None, 0.5, 0.5, probe=judge)
     assert judgement.label is Label.SUPPORTED
     names = {r["response_format"]["json_schema"]["name"] for r in fake.requests}
     assert names == {"VerdictYesNo"}
@@ -264,7 +265,7 @@ async def test_a_claim_is_as_supported_as_its_weakest_sentence() -> None:
     claim, premises, parts = _two_sentence_claim()
     fake = FakeJudgeServer(_by_claim({claim.text: 0.8, FIRST: 0.9, SECOND: 0.2}))
     judge = fake.judge(fake_settings(verdict_variant="yes_no"))
-    whole = await judge_claim(judge, claim, premises, None, 0.5, 0.5)
+    whole = await judge_over_windows(judge, claim, premises, None, 0.5, 0.5)
     assert whole.label is Label.SUPPORTED
     judged = await judge_sentences(judge, whole, parts, None, 0.5, 0.5)
     assert judged.label is Label.UNSUPPORTED
@@ -273,7 +274,7 @@ async def test_a_claim_is_as_supported_as_its_weakest_sentence() -> None:
 
     fake = FakeJudgeServer(_by_claim({claim.text: 0.8, FIRST: 0.9, SECOND: 0.7}))
     judge = fake.judge(fake_settings(verdict_variant="yes_no"))
-    whole = await judge_claim(judge, claim, premises, None, 0.5, 0.5)
+    whole = await judge_over_windows(judge, claim, premises, None, 0.5, 0.5)
     judged = await judge_sentences(judge, whole, parts, None, 0.5, 0.5)
     assert judged.label is Label.SUPPORTED and judged.p_supported == pytest.approx(0.7)
 
@@ -293,7 +294,7 @@ async def test_the_failing_sentence_of_a_supported_claim_gets_the_probe() -> Non
 
     fake = FakeJudgeServer(script)
     judge = fake.judge(fake_settings(verdict_variant="yes_no"))
-    whole = await judge_claim(judge, claim, premises, None, 0.5, 0.5, probe=judge)
+    whole = await judge_over_windows(judge, claim, premises, None, 0.5, 0.5, probe=judge)
     assert whole.label is Label.SUPPORTED and not probed
     judged = await judge_sentences(judge, whole, parts, None, 0.5, 0.5, probe=judge)
     assert probed == [SECOND]  # the weakest sentence, not the whole claim
@@ -304,6 +305,6 @@ async def test_the_failing_sentence_of_a_supported_claim_gets_the_probe() -> Non
     # Below t_contra the claim stays unsupported, with the probe's calls counted.
     fake = FakeJudgeServer(script)
     judge = fake.judge(fake_settings(verdict_variant="yes_no"))
-    whole = await judge_claim(judge, claim, premises, None, 0.5, 0.5, probe=judge)
+    whole = await judge_over_windows(judge, claim, premises, None, 0.5, 0.5, probe=judge)
     judged = await judge_sentences(judge, whole, parts, None, 0.5, 0.8, probe=judge)
     assert judged.label is Label.UNSUPPORTED and judged.trace.calls == 4

@@ -10,7 +10,7 @@ from openai.types.chat import ChatCompletionTokenLogprob
 
 from judge.pipeline.entail.verdict import (
     YES_NO_LABELS,
-    decide,
+    decide_label,
     label_distribution,
     label_value_offset,
 )
@@ -102,7 +102,7 @@ async def test_missing_logprobs_give_no_scores_and_the_label_decides() -> None:
     result = await fake.judge().entail(CLAIM, PREMISE)
     assert result.p_supported is None and result.p_contradicted is None
     assert result.extra == {"score_unavailable": 1.0}
-    assert decide(result, 0.9, 0.9) is Label.SUPPORTED
+    assert decide_label(result, 0.9, 0.9) is Label.SUPPORTED
 
 
 def _result(label: str, p_sup: float | None, p_con: float | None) -> EntailmentResult:
@@ -132,7 +132,7 @@ def test_decide(
     t_contra: float,
     expected: Label,
 ) -> None:
-    assert decide(_result(label, p_sup, p_con), t_entail, t_contra) is expected
+    assert decide_label(_result(label, p_sup, p_con), t_entail, t_contra) is expected
 
 
 async def test_yes_no_scores_are_the_answer_token_probability_with_no_contradiction() -> None:

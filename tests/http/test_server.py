@@ -13,18 +13,14 @@ import pytest
 
 from judge.audit.log import AuditLog
 from judge.config import Settings
-from judge.errors import ConfigError
+from judge.errors import ConfigError, RequestDeadlineExceeded
 from judge.judges.http import FailFastTransport, HttpJudge, build_http_judge
-from judge.protocols import Judge
+from judge.judges.wrappers import UnavailableJudge, with_deadline
+from judge.protocols import Decomposer, Judge
 from judge.schemas import Action, Claim, ClaimVerdict, Label, VerifyResponse
 from judge.service import app as server_module
 from judge.service.app import ServeOptions, create_app
-from judge.service.failsafe import (
-    DeadlineJudge,
-    RequestDeadlineExceeded,
-    UnavailableJudge,
-    never_pass_on_error,
-)
+from judge.service.failsafe import never_pass_on_error
 from tests.fakes import (
     FAKE_BASE_URL,
     FAKE_MODEL,
@@ -360,12 +356,13 @@ class _Decomposing(_Bare):
 
 async def test_deadline_judge_offers_only_what_the_judge_has() -> None:
     loop = asyncio.get_running_loop()
-    bare = DeadlineJudge(_Bare(), loop.time() + 0.05, 0.05)
+    bare = with_deadline(_Bare(), loop.time() + 0.05, 0.05)
     assert getattr(bare, "decompose", None) is None
     assert getattr(bare, "main_conclusion", None) is None
     with pytest.raises(RequestDeadlineExceeded, match=r"timed out after 0\.05 s"):
         await bare.entail(None, None)  # type: ignore[arg-type]
-    decomposing = DeadlineJudge(_Decomposing(), loop.time() + 5, 5)
+    decomposing = with_deadline(_Decomposing(), loop.time() + 5, 5)
+    assert isinstance(decomposing, Decomposer)
     assert await decomposing.decompose("A fact.", "") == ["A fact."]
 
 

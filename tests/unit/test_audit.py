@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from judge.audit import log as audit_module
-from judge.audit.log import AuditError, AuditLog, parse_since
+from judge.audit.log import AuditLog, parse_since
 from judge.audit.migrations import MIGRATIONS, migrate
-from judge.errors import InputError
+from judge.errors import AuditError, InputError
 from judge.schemas import (
     Action,
     Claim,

@@ -11,9 +11,8 @@ import pytest
 
 from judge.cli.app import main
 from judge.config import Settings
-from judge.errors import InputError
+from judge.errors import CalibrationInfeasible, InputError
 from judge.eval.calibrate import (
-    CalibrationInfeasible,
     Objective,
     calibrate_predictions,
     candidate_thresholds,

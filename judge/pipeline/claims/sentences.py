@@ -501,10 +501,20 @@ def extract_sentence_claims(
     Raises :class:`judge.errors.InputError` on a malformed citation. Sentences without
     content ("Sure!") become claims too; :func:`is_factual` tells them apart.
     """
+    return split_answer(answer, known_ids=known_ids)[1]
+
+
+def split_answer(
+    answer: str, *, known_ids: Collection[str] | None = None
+) -> tuple[list[Sentence], list[Claim]]:
+    """The sentences of ``answer`` and the one-claim-per-sentence baseline, from one split.
+
+    Raises :class:`judge.errors.InputError` on a malformed citation."""
     markers = parse_citations(answer, known_ids=known_ids, strict=True)
     list_markers = list_marker_spans(answer)
+    sentences = _split(answer, markers, list_markers)
     claims: list[Claim] = []
-    for index, sentence in enumerate(_split(answer, markers, list_markers)):
+    for index, sentence in enumerate(sentences):
         span = sentence.span
         body = _body(answer, span.start, span.end, markers, list_markers)
         claim_text = " ".join(body.split())
@@ -520,7 +530,7 @@ def extract_sentence_claims(
                 origin=ClaimOrigin.SENTENCE,
             )
         )
-    return claims
+    return sentences, claims
 
 
 def claims_from_structured(items: Sequence[StructuredClaim]) -> list[Claim]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from judge.pipeline.entail.verdict import decide, evidence_spans
+from judge.pipeline.entail.verdict import decide_label, evidence_spans
 from judge.protocols import ContradictionProbe, EntailmentResult, Judge, Premise
 from judge.schemas import Claim, EvidenceSpan, JudgeTrace, Label
 
@@ -35,7 +35,7 @@ def _best(values: Sequence[float | None]) -> float | None:
     return max(known) if known else None
 
 
-async def judge_claim(
+async def judge_over_windows(
     judge: Judge,
     claim: Claim,
     premises: Sequence[Premise],
@@ -59,7 +59,7 @@ async def judge_claim(
     for premise in premises:
         result = await judge.entail(claim, premise, question)
         results.append(result)
-        labels.append(decide(result, t_entail, t_contra))
+        labels.append(decide_label(result, t_entail, t_contra))
         if labels[-1] is Label.CONTRADICTED:
             break
 
@@ -92,12 +92,12 @@ async def judge_over_views(
     """Judge the claim on each evidence view (the selected sentences, the whole passages); its
     support score is the mean of the views' scores, so each view can outvote the other's
     misreading. Contradiction in any view wins; without scores, supported needs every view.
-    One view is :func:`judge_claim`. The probe runs once, on the first view."""
+    One view is :func:`judge_over_windows`. The probe runs once, on the first view."""
     if len(views) == 1:
-        return await judge_claim(judge, claim, views[0], question, t_entail, t_contra, probe)
+        return await judge_over_windows(judge, claim, views[0], question, t_entail, t_contra, probe)
     parts: list[ClaimJudgement] = []
     for premises in views:
-        part = await judge_claim(judge, claim, premises, question, t_entail, t_contra)
+        part = await judge_over_windows(judge, claim, premises, question, t_entail, t_contra)
         part.view = len(parts)
         parts.append(part)
         if part.label is Label.CONTRADICTED:
@@ -181,7 +181,7 @@ async def _probed(
     for premise in premises:
         probed = await probe.probe_contradiction(claim, premise, question)
         spent.append(probed)
-        if decide(probed, 1.0, t_contra) is Label.CONTRADICTED:
+        if decide_label(probed, 1.0, t_contra) is Label.CONTRADICTED:
             contradicted = _judgement(Label.CONTRADICTED, probed, premise, spent)
             contradicted.p_supported, contradicted.view = judgement.p_supported, judgement.view
             return contradicted
@@ -204,10 +204,10 @@ async def judge_sentences(
     summary whose one edited sentence hides among true ones; asked alone, that sentence fails.
     ``view`` and ``window`` stay those of the whole claim's judgement, whose evidence views the
     caller holds. When the sentences turn a supported claim unsupported, the weakest sentence
-    gets the contradiction probe the whole claim did not (see :func:`judge_claim`)."""
+    gets the contradiction probe the whole claim did not (see :func:`judge_over_windows`)."""
     parts = [whole]
     for sentence, premises in sentences:
-        part = await judge_claim(judge, sentence, premises, question, t_entail, t_contra)
+        part = await judge_over_windows(judge, sentence, premises, question, t_entail, t_contra)
         parts.append(part)
         if part.label is Label.CONTRADICTED:
             break

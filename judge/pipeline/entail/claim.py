@@ -5,15 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from judge.config import EvidenceMode, Settings
-from judge.pipeline.align import Alignment
 from judge.pipeline.claims.sentences import split_sentences
+from judge.pipeline.context import ClaimContext
 from judge.pipeline.entail.aggregate import judge_over_views, judge_sentences
 from judge.pipeline.entail.select import select_evidence
 from judge.pipeline.entail.thresholds import Thresholds
 from judge.pipeline.entail.windows import SourceSpan, premises_for_claim
 from judge.protocols import ContradictionProbe, Judge, Premise, PremisePiece
 from judge.schemas import (
-    CheckOutcome,
     Claim,
     ClaimVerdict,
     EvidenceLedger,
@@ -36,15 +35,11 @@ def selected_spans(
     return [SourceSpan(s.passage_id, s.start, s.end) for s in selected]
 
 
-async def judge_claim(
-    judge: Judge,
-    alignment: Alignment,
-    outcomes: list[CheckOutcome],
-    ledger: EvidenceLedger,
-    question: str | None,
-    settings: Settings,
-    thresholds: Thresholds,
-) -> ClaimVerdict:
+async def judge_claim(judge: Judge, context: ClaimContext) -> ClaimVerdict:
+    """Judge one aligned claim that passed the exact checks: its evidence views, windows and
+    sentences, the contradiction probe, and the verdict with its evidence pointers."""
+    alignment, ledger, settings = context.alignment, context.ledger, context.settings
+    question, thresholds, outcomes = context.question, context.thresholds, context.outcomes
     # A claim aligned by search is judged against the passages search found.
     claim = alignment.claim.model_copy(update={"citations": alignment.passage_ids})
     passages = [p for pid in alignment.passage_ids if (p := ledger.get(pid)) is not None]

@@ -386,7 +386,7 @@ def label_distribution(
 # --- decision -----------------------------------------------------------------------------------
 
 
-def decide(result: EntailmentResult, t_entail: float, t_contra: float) -> Label:
+def decide_label(result: EntailmentResult, t_entail: float, t_contra: float) -> Label:
     """Thresholded decision for one window.
 
     Contradicted iff P(contradicted) >= t_contra; otherwise supported iff P(supported) >=

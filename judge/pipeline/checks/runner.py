@@ -1,0 +1,55 @@
+"""Stage 4 as the pipeline runs it: decide a claim without a model wherever alignment or an
+exact check already does, in order; the first check that does not pass decides the label."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from judge.pipeline.align import Alignment, AlignmentStatus
+from judge.pipeline.ledger import passages_text
+from judge.protocols import Check
+from judge.schemas import CheckOutcome, CheckStatus, ClaimVerdict, EvidenceLedger, Label
+
+
+def pre_judge(
+    alignment: Alignment, ledger: EvidenceLedger, checks: Sequence[Check]
+) -> tuple[ClaimVerdict | None, list[CheckOutcome]]:
+    """The claim's verdict when alignment or an exact check decides it (else ``None``), and the
+    outcomes of the checks it ran. A check that raises fails the claim closed."""
+    claim = alignment.claim
+    if alignment.status is AlignmentStatus.NOT_FACTUAL:
+        return ClaimVerdict(claim=claim, label=Label.NOT_FACTUAL, reason="no checkable content"), []
+    if alignment.status is AlignmentStatus.BAD_CITATION:
+        reason = "cites passages not in the evidence: " + ", ".join(alignment.unknown_ids)
+        return ClaimVerdict(claim=claim, label=Label.BAD_CITATION, reason=reason), []
+    if alignment.status is AlignmentStatus.OVER_CAP:
+        reason = f"cites {len(alignment.passage_ids)} passages, over the per-claim cap"
+        return ClaimVerdict(claim=claim, label=Label.BAD_CITATION, reason=reason), []
+    if alignment.status is AlignmentStatus.UNCITED:
+        return ClaimVerdict(
+            claim=claim, label=Label.UNCITED, reason="factual claim without a citation"
+        ), []
+
+    evidence = passages_text(ledger, alignment.passage_ids)
+    outcomes: list[CheckOutcome] = []
+    for check in checks:
+        try:
+            outcome = check(claim.text, evidence)
+        except Exception as exc:
+            error = f"check {check.name} failed: {type(exc).__name__}: {exc}"
+            verdict = ClaimVerdict(
+                claim=claim, label=Label.VERIFIER_ERROR, reason=error, error=error, checks=outcomes
+            )
+            return verdict, outcomes
+        if outcome is None:
+            continue
+        outcomes.append(outcome)
+        if outcome.status is not CheckStatus.PASSED:
+            label = outcome.label or (
+                Label.NEEDS_REVIEW
+                if outcome.status is CheckStatus.NEEDS_REVIEW
+                else Label.UNSUPPORTED
+            )
+            reason = f"{outcome.detail} (checked against {', '.join(alignment.passage_ids)})"
+            return ClaimVerdict(claim=claim, label=label, reason=reason, checks=outcomes), outcomes
+    return None, outcomes

@@ -1,0 +1,110 @@
+"""Stage 2 as the pipeline runs it: the sentence baseline, then, when a judge is at hand, LLM
+decomposition and the answer's main conclusion. A failed model call never drops a claim: it
+becomes that claim's verifier error (or, by setting, a note and the whole sentence)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from judge.config import Extractor, Settings
+from judge.errors import VerifierFault, fault_text
+from judge.pipeline.claims.decompose import facts_to_claims
+from judge.pipeline.claims.sentences import (
+    Sentence,
+    claims_from_structured,
+    is_factual,
+    split_answer,
+)
+from judge.protocols import ConclusionExtractor, Decomposer, Judge
+from judge.schemas import Claim, ClaimOrigin, VerifyRequest
+
+CONCLUSION_ID = "conclusion"
+
+
+@dataclass
+class Extraction:
+    """The claims of one answer, its sentences, and what went wrong on the way."""
+
+    claims: list[Claim]
+    sentences: list[Sentence]
+    errors: dict[str, str] = field(default_factory=dict)  # claim id -> verifier error
+    notes: list[str] = field(default_factory=list)
+    calls: int = 0  # judge calls spent extracting
+
+
+async def extract_claims(
+    req: VerifyRequest, judge: Judge | None, settings: Settings
+) -> Extraction:
+    if req.claims is not None:
+        return Extraction(claims_from_structured(req.claims), [])
+    answer = req.answer or ""
+    sentences, claims = split_answer(answer, known_ids=[p.id for p in req.evidence])
+    extraction = Extraction(claims, sentences)
+    # Over the claim limit the pipeline blocks the answer: no model call may come first.
+    if judge is None or len(claims) > settings.max_claims:
+        return extraction
+    if settings.extractor is Extractor.LLM:
+        await _decompose(extraction, answer, req.question, judge, settings)
+    if settings.check_conclusion and isinstance(judge, ConclusionExtractor):
+        await _add_conclusion(extraction, answer, req.question, judge)
+    return extraction
+
+
+async def _decompose(
+    extraction: Extraction,
+    answer: str,
+    question: str | None,
+    judge: Judge,
+    settings: Settings,
+) -> None:
+    if not isinstance(judge, Decomposer):
+        extraction.notes.append("the judge cannot decompose claims: sentences judged whole")
+        return
+    out: list[Claim] = []
+    for claim in extraction.claims:
+        if not is_factual(claim.text) or claim.span is None:
+            out.append(claim)
+            continue
+        context = answer[: claim.span.start]
+        try:
+            facts = await judge.decompose(claim.text, context, question)
+        except VerifierFault as exc:
+            out.append(claim)
+            if settings.decompose_fallback:
+                extraction.notes.append(
+                    f"decomposition of {claim.id} failed ({fault_text(exc)}): judged as a sentence"
+                )
+            else:
+                extraction.errors[claim.id] = f"decomposition failed: {fault_text(exc)}"
+            continue
+        extraction.calls += 1
+        out.extend(facts_to_claims(claim, facts))
+    extraction.claims = out
+
+
+async def _add_conclusion(
+    extraction: Extraction, answer: str, question: str | None, judge: ConclusionExtractor
+) -> None:
+    """Check the answer's main conclusion as its own claim: fragments that are each supported
+    can still add up to a conclusion the evidence does not support."""
+    factual = [
+        c
+        for c in extraction.claims
+        if c.origin is not ClaimOrigin.CONCLUSION and is_factual(c.text)
+    ]
+    if len({c.sentence_index for c in factual}) < 2:
+        return
+    citations: list[str] = []
+    for claim in factual:
+        citations.extend(cid for cid in claim.citations if cid not in citations)
+    try:
+        text = await judge.main_conclusion(answer, question)
+        extraction.calls += 1
+    except VerifierFault as exc:
+        extraction.errors[CONCLUSION_ID] = f"conclusion extraction failed: {fault_text(exc)}"
+        text = "(main conclusion of the answer)"
+    extraction.claims.append(
+        Claim(
+            id=CONCLUSION_ID, text=text, citations=tuple(citations), origin=ClaimOrigin.CONCLUSION
+        )
+    )
