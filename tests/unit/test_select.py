@@ -11,13 +11,12 @@ import pytest
 
 from judge.pipeline.entail.select import (
     Embedder,
-    MiniLMEmbedder,
     SelectedSpan,
-    default_embedder,
     rank_passages,
     select_evidence,
 )
 from judge.schemas import Passage
+from judge.text.embeddings import MiniLMEmbedder, default_embedder
 
 STORE = Passage(
     id="store",

@@ -8,15 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.pipeline.entail.windows import (
-    SourceSpan,
-    build_premises,
-    count_tokens,
-    encoding,
-    premises_for_claim,
-)
+from judge.pipeline.entail.windows import SourceSpan, build_premises, premises_for_claim
 from judge.protocols import Premise
 from judge.schemas import Claim, EvidenceLedger, Passage
+from judge.text.tokens import count_tokens, encoding
 
 
 def _assert_pieces_map_back(premise: Premise, passages: list[Passage]) -> None:

