@@ -38,7 +38,7 @@ EXAMPLE = REPO / "examples" / "refund_policy.json"
 FAKE_JUDGE = (
     "import http.server, time\n"
     "http.server.ThreadingHTTPServer.request_queue_size = 256\n"
-    "from tests.fakes import FakeJudgeServer, run_fake_openai_server\n"
+    "from tests.support.fake_judge import FakeJudgeServer, run_fake_openai_server\n"
     "with run_fake_openai_server(FakeJudgeServer().handler) as url:\n"
     "    print(url, flush=True)\n"
     "    time.sleep(3600)\n"

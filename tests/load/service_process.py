@@ -136,7 +136,7 @@ def service_process(state_dir: Path, judge_url: str, audit_path: Path) -> Iterat
 
 
 def _wait_live(url: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 90  # generous: a loaded machine starts Python slowly
     while time.monotonic() < deadline and process.poll() is None:
         with contextlib.suppress(httpx.HTTPError):
             if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:

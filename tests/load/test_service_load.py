@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from judge.audit.log import AuditLog
-from tests.fakes import FakeJudgeServer, run_fake_openai_server
 from tests.load.service_process import service_in_thread, service_process
+from tests.support.fake_judge import FakeJudgeServer, run_fake_openai_server
 
 pytestmark = pytest.mark.load
 

@@ -12,7 +12,7 @@ from judge.errors import JudgeOutputInvalid, JudgeUnavailable, VerifierFault
 from judge.judges.cache import VerdictCache
 from judge.pipeline.entail.windows import build_premises
 from judge.schemas import Claim, Passage
-from tests.fakes import (
+from tests.support.fake_judge import (
     FakeJudgeServer,
     chat_completion,
     connection_refused,

@@ -17,7 +17,7 @@ from judge.pipeline.entail.verdict import (
 from judge.pipeline.entail.windows import build_premises
 from judge.protocols import EntailmentResult
 from judge.schemas import Claim, JudgeTrace, Label, Passage
-from tests.fakes import (
+from tests.support.fake_judge import (
     FakeJudgeServer,
     chat_completion,
     fake_settings,

@@ -16,7 +16,7 @@ from judge.eval.records import load_records, read_predictions
 from judge.eval.run import evaluate
 from judge.protocols import EntailmentResult, Premise
 from judge.schemas import Claim
-from tests.fakes import (
+from tests.support.fake_judge import (
     FAKE_MODEL,
     FakeJudgeServer,
     fenced,

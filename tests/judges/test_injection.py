@@ -13,7 +13,12 @@ from judge.errors import JudgeOutputInvalid
 from judge.pipeline.entail.verdict import VARIANTS
 from judge.pipeline.entail.windows import build_premises
 from judge.schemas import Claim, Passage
-from tests.fakes import FakeJudgeServer, chat_completion, fake_settings, verdict_response
+from tests.support.fake_judge import (
+    FakeJudgeServer,
+    chat_completion,
+    fake_settings,
+    verdict_response,
+)
 
 NONCE_GUESS = "3f9a1c0b2d4e6f8a1b3c5d7e"
 INJECTIONS = {

@@ -9,7 +9,7 @@ import pytest
 from judge.errors import JudgeOutputInvalid, JudgeUnavailable
 from judge.pipeline.claims.decompose import Conclusion, Facts, facts_to_claims
 from judge.schemas import CharSpan, Claim, ClaimOrigin
-from tests.fakes import (
+from tests.support.fake_judge import (
     FakeJudgeServer,
     chat_completion,
     conclusion_response,

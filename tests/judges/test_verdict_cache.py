@@ -10,7 +10,7 @@ from judge.errors import CacheFault
 from judge.judges.cache import VerdictCache
 from judge.pipeline.entail.windows import build_premises
 from judge.schemas import Claim, Passage
-from tests.fakes import FakeJudgeServer, fake_settings
+from tests.support.fake_judge import FakeJudgeServer, fake_settings
 
 EVIDENCE = "Refunds are issued within 5 to 7 business days after the item arrives."
 PREMISE = build_premises([Passage(id="S2", text=EVIDENCE)], window_tokens=700, overlap_tokens=0)[0]

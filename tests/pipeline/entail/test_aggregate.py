@@ -11,7 +11,7 @@ from judge.pipeline.entail.aggregate import judge_over_views, judge_over_windows
 from judge.pipeline.entail.windows import SourceSpan, build_premises
 from judge.protocols import Premise
 from judge.schemas import Claim, Label, Passage
-from tests.fakes import (
+from tests.support.fake_judge import (
     FakeJudgeServer,
     fake_settings,
     fenced,

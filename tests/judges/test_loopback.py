@@ -12,7 +12,7 @@ from judge.errors import JudgeOutputInvalid, JudgeUnavailable
 from judge.judges.http import api_base, build_http_judge
 from judge.pipeline.entail.windows import build_premises
 from judge.schemas import Claim, Passage
-from tests.fakes import (
+from tests.support.fake_judge import (
     FakeJudgeServer,
     connection_refused,
     fake_settings,

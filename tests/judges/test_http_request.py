@@ -12,7 +12,7 @@ from judge.pipeline.entail.verdict import Verdict, VerdictQuoteFirst
 from judge.pipeline.entail.windows import build_premises
 from judge.protocols import Decomposer, Judge
 from judge.schemas import Claim, Passage
-from tests.fakes import FakeJudgeServer, fake_settings, verdict_response
+from tests.support.fake_judge import FakeJudgeServer, fake_settings, verdict_response
 
 EVIDENCE = (
     "Customers may return any unopened item within 30 days of delivery for a full refund. "

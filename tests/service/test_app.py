@@ -21,7 +21,7 @@ from judge.schemas import Action, Claim, ClaimVerdict, Label, VerifyResponse
 from judge.service import app as server_module
 from judge.service.app import ServeOptions, create_app
 from judge.service.failsafe import never_pass_on_error
-from tests.fakes import (
+from tests.support.fake_judge import (
     FAKE_BASE_URL,
     FAKE_MODEL,
     FakeJudgeServer,

@@ -11,7 +11,7 @@ from judge.config import Settings
 from judge.judges.cache import VerdictCache
 from judge.pipeline.runner import verify
 from judge.schemas import Action, Label
-from tests.fakes import (
+from tests.support.fake_judge import (
     FakeJudgeServer,
     connection_refused,
     fake_settings,

@@ -17,7 +17,7 @@ from judge.errors import ConfigError, JudgeUnavailable
 from judge.schemas import Label
 from judge.service.app import ServeOptions, create_app
 from judge.service.openapi import OPENAPI_PATH, render_openapi
-from tests.fakes import FakeJudgeServer, connection_refused, fake_settings
+from tests.support.fake_judge import FakeJudgeServer, connection_refused, fake_settings
 
 EVIDENCE = [
     {"id": "P1", "source": "docs/policy.md",

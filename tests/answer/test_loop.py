@@ -27,7 +27,7 @@ from judge.audit.log import AuditLog
 from judge.cli.app import main
 from judge.errors import LocalServerError
 from judge.judges import endpoint as runtime
-from tests.fakes import (
+from tests.support.fake_judge import (
     FAKE_BASE_URL,
     FakeJudgeServer,
     Spec,

@@ -39,7 +39,7 @@ from judge.redteam import (
 from judge.redteam.fake_judge import RuleJudge
 from judge.redteam.recording import structure_problems
 from judge.redteam.seeds import BUILTIN_SEEDS
-from tests.fakes import FakeJudgeServer, fake_settings, run_fake_openai_server
+from tests.support.fake_judge import FakeJudgeServer, fake_settings, run_fake_openai_server
 
 FAKE = JudgeChoice("fake")
 
