@@ -49,7 +49,7 @@ from judge.pipeline.checks import default_checks
 from judge.pipeline.claims.sentences import split_sentences
 from judge.pipeline.entail.aggregate import judge_over_windows
 from judge.pipeline.entail.claim import claim_premises, evidence_views, selected_spans
-from judge.protocols import Premise
+from judge.pipeline.entail.types import Premise
 from judge.schemas import CheckStatus, Claim, EvidenceLedger, Passage
 
 MODES = ("whole", "selected")

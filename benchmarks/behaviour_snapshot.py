@@ -99,17 +99,56 @@ def snapshot(out: Path, dev_count: int) -> None:
             print(f"{number}/{len(jobs)} {name}: exit {result['exit']}", file=sys.stderr)
 
 
+def decisions(row: dict[str, Any]) -> dict[str, Any]:
+    """What a user acts on: the exit code, the action, and per claim its text, label, evidence
+    pointers and check outcomes. Scores are compared apart: each run fences its prompts with a
+    fresh random nonce, so the judge's probabilities move in the last digits between runs."""
+    response = row["response"]
+    return {
+        "exit": row["exit"],
+        "action": response.get("action"),
+        "claims": [
+            {
+                "text": v["claim"]["text"],
+                "label": v["label"],
+                "evidence": [(e["passage_id"], e["start"], e["end"]) for e in v["evidence"]],
+                "checks": [(c["check"], c["status"]) for c in v["checks"]],
+            }
+            for v in response.get("verdicts", [])
+        ],
+    }
+
+
+def scores(row: dict[str, Any]) -> list[float]:
+    return [v["score"] for v in row["response"].get("verdicts", []) if v.get("score") is not None]
+
+
 def compare(before: Path, after: Path) -> int:
     def load(path: Path) -> dict[str, Any]:
         rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
         return {row["name"]: row for row in rows}
 
     old, new = load(before), load(after)
-    differing = [name for name in old if old[name] != new.get(name)]
     missing = [name for name in old if name not in new]
-    print(f"{len(old)} requests compared: {len(differing)} differ, {len(missing)} missing")
+    differing = [n for n in old if n in new and decisions(old[n]) != decisions(new[n])]
+    deltas = [
+        abs(a - b)
+        for n in old
+        if n in new
+        for a, b in zip(scores(old[n]), scores(new[n]), strict=False)
+    ]
+    verdicts = sum(len(decisions(row)["claims"]) for row in old.values())
+    print(
+        f"{len(old)} requests, {verdicts} verdicts compared: {len(differing)} requests differ "
+        f"in action, label, evidence or checks; {len(missing)} missing"
+    )
+    if deltas:
+        print(
+            f"P(supported): {len(deltas)} scores, mean |difference| "
+            f"{sum(deltas) / len(deltas):.4f}, largest {max(deltas):.4f}"
+        )
     for name in differing:
-        print(f"  differs: {name}")
+        print(f"  differs: {name}: {decisions(old[name])} -> {decisions(new[name])}")
     return 1 if differing or missing else 0
 
 

@@ -34,8 +34,8 @@ from prompt_layout import EXAMPLES
 from judge.eval.metrics import roc_auc
 from judge.judges import templates
 from judge.pipeline.checks import default_checks
+from judge.pipeline.entail.types import Premise
 from judge.pipeline.entail.verdict import YES_NO_TEMPLATE, entail_prompt
-from judge.protocols import Premise
 
 SIGNAL_FILES = ("signals", "whole", "yes_no", "sentences", "w2000", "sentences_w2000")
 SIGNAL = "whole-w2000@yes_no"

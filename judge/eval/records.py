@@ -17,17 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from judge.errors import InputError
+from judge.schemas import Passage
 
 RecordKind = Literal["claim", "answer"]
 CLAIM_LABELS = ("supported", "unsupported", "contradicted")
 ANSWER_LABELS = ("faithful", "hallucinated")
-
-
-@dataclass(frozen=True)
-class Passage:
-    id: str
-    text: str
 
 
 @dataclass(frozen=True)
@@ -201,4 +198,8 @@ def _text(data: dict[str, Any], key: str, where: str) -> str:
 def _passage(data: Any, where: str) -> Passage:
     if not isinstance(data, dict):
         raise InputError(f"{where}: each evidence passage must be an object with 'id' and 'text'")
-    return Passage(_text(data, "id", where), _text(data, "text", where))
+    try:
+        return Passage(id=_text(data, "id", where), text=_text(data, "text", where))
+    except ValidationError as exc:
+        problems = "; ".join(str(e["msg"]) for e in exc.errors(include_url=False))
+        raise InputError(f"{where}: evidence passage is not valid: {problems}") from None

@@ -51,7 +51,6 @@ from judge.schemas import (
     VerifyRequest,
     VerifyResponse,
 )
-from judge.schemas import Passage as LedgerPassage
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,7 @@ def answer_settings(settings: Settings) -> Settings:
 
 def build_request(record: EvalRecord) -> VerifyRequest:
     """The verifier's input for a record: its evidence and its claim or answer, nothing else."""
-    evidence = [LedgerPassage(id=p.id, text=p.text) for p in record.evidence]
+    evidence = list(record.evidence)
     if record.kind == "claim":
         claim = StructuredClaim(text=record.text, chunk_ids=[p.id for p in record.evidence])
         return VerifyRequest(evidence=evidence, claims=[claim])

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judge.config import Settings
 from judge.errors import CacheFault
-from judge.protocols import EntailmentResult, JudgeLabel, Premise
+from judge.pipeline.entail.types import EntailmentResult, JudgeLabel, Premise
 from judge.schemas import JudgeTrace
 from judge.schemas.ledger import canonical_hash, content_hash
 

@@ -40,6 +40,7 @@ from judge.errors import ConfigError, JudgeOutputInvalid, JudgeUnavailable, Veri
 from judge.judges.cache import VerdictCache, verdict_key
 from judge.judges.templates import RenderedPrompt, new_nonce
 from judge.pipeline.claims.decompose import Conclusion, Facts, conclusion_prompt, decompose_prompt
+from judge.pipeline.entail.types import EntailmentResult, JudgeLabel, Premise
 from judge.pipeline.entail.verdict import (
     DEFAULT_VARIANT,
     TOP_LOGPROBS,
@@ -52,7 +53,6 @@ from judge.pipeline.entail.verdict import (
     premise_scope,
     verdict_model,
 )
-from judge.protocols import EntailmentResult, JudgeLabel, Premise
 from judge.schemas import Claim, JudgeTrace
 
 M = TypeVar("M", bound=BaseModel)

@@ -9,13 +9,12 @@ from collections.abc import Awaitable
 from typing import TypeVar
 
 from judge.errors import JudgeUnavailable, RequestDeadlineExceeded
+from judge.pipeline.entail.types import EntailmentResult, Premise
 from judge.protocols import (
     ConclusionExtractor,
     ContradictionProbe,
     Decomposer,
-    EntailmentResult,
     Judge,
-    Premise,
     RequestScoped,
 )
 from judge.schemas import Claim

@@ -21,6 +21,10 @@ _TERMINATORS = ".!?"
 
 @dataclass(frozen=True)
 class Passage:
+    """A passage as an attack writes it: plain and unvalidated on purpose, since some attacks
+    build evidence the request schema must refuse. It becomes a request's passage (and meets
+    :class:`judge.schemas.Passage`'s validation) only when the case is sent."""
+
     id: str
     text: str
 

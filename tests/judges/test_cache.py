@@ -10,7 +10,7 @@ import pytest
 
 from judge.errors import CacheFault
 from judge.judges.cache import VerdictCache, verdict_key
-from judge.protocols import EntailmentResult, Premise, PremisePiece
+from judge.pipeline.entail.types import EntailmentResult, Premise, PremisePiece
 from judge.schemas import JudgeTrace
 
 PREMISE = Premise(text="[S1]\nRefunds take 5 days.", pieces=(PremisePiece("S1", 5, 24, 0),))

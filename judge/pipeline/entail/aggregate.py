@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from judge.pipeline.entail.types import EntailmentResult, Premise
 from judge.pipeline.entail.verdict import decide_label, evidence_spans
-from judge.protocols import ContradictionProbe, EntailmentResult, Judge, Premise
+from judge.protocols import ContradictionProbe, Judge
 from judge.schemas import Claim, EvidenceSpan, JudgeTrace, Label
 
 

@@ -10,8 +10,9 @@ from judge.pipeline.context import ClaimContext
 from judge.pipeline.entail.aggregate import judge_over_views, judge_sentences
 from judge.pipeline.entail.select import select_evidence
 from judge.pipeline.entail.thresholds import Thresholds
+from judge.pipeline.entail.types import Premise, PremisePiece
 from judge.pipeline.entail.windows import SourceSpan, premises_for_claim
-from judge.protocols import ContradictionProbe, Judge, Premise, PremisePiece
+from judge.protocols import ContradictionProbe, Judge
 from judge.schemas import (
     Claim,
     ClaimVerdict,

@@ -1,6 +1,6 @@
-"""The entailment stage: the judge's verdict schema, its validation against the premise, the
-support score from logprobs, the thresholded decision, and the judging of a claim over its
-evidence windows.
+"""One verdict of the entailment stage: the judge's verdict schema and prompt, its validation
+against the premise, the support score from logprobs, and the thresholded label. Pooling
+verdicts over windows, views and sentences is :mod:`judge.pipeline.entail.aggregate`'s job.
 
 No I/O here: :class:`judge.judges.http.HttpJudge` sends the prompts built by :func:`entail_prompt`.
 """
@@ -17,7 +17,7 @@ from typing import Annotated, ClassVar, Literal, Protocol, get_args
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from judge.judges.templates import RenderedPrompt, neutralise, render
-from judge.protocols import EntailmentResult, JudgeLabel, Premise
+from judge.pipeline.entail.types import EntailmentResult, JudgeLabel, Premise
 from judge.schemas import EvidenceSpan, Label
 
 ENTAIL_TEMPLATE = "entail.j2"

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from judge.protocols import Premise, PremisePiece
+from judge.pipeline.entail.types import Premise, PremisePiece
 from judge.schemas import Claim, EvidenceLedger, Passage
 from judge.text.tokens import count_tokens, encoding
 

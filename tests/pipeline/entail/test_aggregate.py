@@ -8,8 +8,8 @@ import pytest
 
 from judge.errors import JudgeUnavailable
 from judge.pipeline.entail.aggregate import judge_over_views, judge_over_windows, judge_sentences
+from judge.pipeline.entail.types import Premise
 from judge.pipeline.entail.windows import SourceSpan, build_premises
-from judge.protocols import Premise
 from judge.schemas import Claim, Label, Passage
 from tests.support.fake_judge import (
     FakeJudgeServer,

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from openai.types.chat import ChatCompletionTokenLogprob
 
+from judge.pipeline.entail.types import EntailmentResult
 from judge.pipeline.entail.verdict import (
     YES_NO_LABELS,
     decide_label,
@@ -15,7 +16,6 @@ from judge.pipeline.entail.verdict import (
     label_value_offset,
 )
 from judge.pipeline.entail.windows import build_premises
-from judge.protocols import EntailmentResult
 from judge.schemas import Claim, JudgeTrace, Label, Passage
 from tests.support.fake_judge import (
     FakeJudgeServer,

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from judge.pipeline.entail.types import Premise
 from judge.pipeline.entail.windows import SourceSpan, build_premises, premises_for_claim
-from judge.protocols import Premise
 from judge.schemas import Claim, EvidenceLedger, Passage
 from judge.text.tokens import count_tokens, encoding
 
