@@ -5,9 +5,12 @@ claim a structured request citing its record's passages), and writes one JSON li
 with the action, labels, scores and evidence pointers: everything but timings, ids and cache
 flags. Two snapshots taken before and after a change are compared with `--compare`.
 
-    python benchmarks/behaviour_snapshot.py --out before.jsonl
-    python benchmarks/behaviour_snapshot.py --out after.jsonl
+    python benchmarks/behaviour_snapshot.py --out before.jsonl=/path/to/old/tree \
+        --out after.jsonl=/path/to/new/tree
     python benchmarks/behaviour_snapshot.py --compare before.jsonl after.jsonl
+
+Each ``--out FILE=TREE`` runs the CLI with ``PYTHONPATH=TREE`` (without ``=TREE``, the
+installed package); several are interleaved request by request.
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ def strip(value: Any) -> Any:
 
 
 def run_cli(path: Path, env: dict[str, str]) -> dict[str, Any]:
+    """`judge verify --json` on one request file, as a user runs it."""
     proc = subprocess.run(
         ["judge", "verify", "--json", str(path)],
         env=env,
@@ -78,25 +82,36 @@ def run_cli(path: Path, env: dict[str, str]) -> dict[str, Any]:
     return {"exit": proc.returncode, "response": strip(body)}
 
 
-def snapshot(out: Path, dev_count: int) -> None:
+def snapshot(outs: list[tuple[Path, str | None]], dev_count: int) -> None:
+    """Run every request under each (output file, PYTHONPATH) in turn, request by request, so
+    two versions of the code see the same machine and the same judge server."""
     jobs: list[tuple[str, Path]] = [
         (f"example:{p.name}", p) for p in sorted((ROOT / "examples").glob("*.json"))
-        if p.name != "judge.json"
     ]
     tmp = Path(tempfile.mkdtemp())
-    # A fresh verdict cache: a snapshot served from the last one would compare nothing.
-    # A generous timeout: a slow, shared machine must not turn into verifier errors.
-    env = {**os.environ, "JUDGE_CACHE_ENABLED": "false", "JUDGE_TIMEOUT_S": "900"}
     for name, request in dev_requests(dev_count):
         path = tmp / (name.replace(":", "_").replace("/", "_") + ".json")
         path.write_text(json.dumps(request))
         jobs.append((name, path))
-    with out.open("w") as sink:
+    # No verdict cache (a run served from the last one would compare nothing), and a generous
+    # timeout: a slow, shared machine must not turn into verifier errors.
+    base = {**os.environ, "JUDGE_CACHE_ENABLED": "false", "JUDGE_TIMEOUT_S": "900"}
+    sinks = [out.open("w") for out, _ in outs]
+    try:
         for number, (name, path) in enumerate(jobs, start=1):
-            result = run_cli(path, env)
-            sink.write(json.dumps({"name": name, **result}, sort_keys=True) + "\n")
-            sink.flush()
-            print(f"{number}/{len(jobs)} {name}: exit {result['exit']}", file=sys.stderr)
+            for sink, (_, pythonpath) in zip(sinks, outs, strict=True):
+                env = dict(base)
+                if pythonpath:
+                    env["PYTHONPATH"] = pythonpath
+                else:
+                    env.pop("PYTHONPATH", None)
+                result = run_cli(path, env)
+                sink.write(json.dumps({"name": name, **result}, sort_keys=True) + "\n")
+                sink.flush()
+                print(f"{number}/{len(jobs)} {name}: exit {result['exit']}", file=sys.stderr)
+    finally:
+        for sink in sinks:
+            sink.close()
 
 
 def decisions(row: dict[str, Any]) -> dict[str, Any]:
@@ -154,15 +169,25 @@ def compare(before: Path, after: Path) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--out",
+        action="append",
+        default=[],
+        metavar="FILE[=PYTHONPATH]",
+        help="a snapshot file, optionally with the source tree to run (repeat to interleave)",
+    )
     parser.add_argument("--dev", type=int, default=50, help="dev claims to include")
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     args = parser.parse_args()
     if args.compare:
         return compare(*args.compare)
-    if args.out is None:
+    if not args.out:
         parser.error("--out or --compare is required")
-    snapshot(args.out, args.dev)
+    outs: list[tuple[Path, str | None]] = []
+    for item in args.out:
+        file, _, pythonpath = item.partition("=")
+        outs.append((Path(file), pythonpath or None))
+    snapshot(outs, args.dev)
     return 0
 
 
