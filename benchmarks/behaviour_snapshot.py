@@ -82,7 +82,9 @@ def run_cli(path: Path, env: dict[str, str]) -> dict[str, Any]:
     return {"exit": proc.returncode, "response": strip(body)}
 
 
-def snapshot(outs: list[tuple[Path, str | None]], dev_count: int) -> None:
+def snapshot(
+    outs: list[tuple[Path, str | None]], dev_count: int, judge_env: dict[str, str]
+) -> None:
     """Run every request under each (output file, PYTHONPATH) in turn, request by request, so
     two versions of the code see the same machine and the same judge server."""
     jobs: list[tuple[str, Path]] = [
@@ -95,7 +97,7 @@ def snapshot(outs: list[tuple[Path, str | None]], dev_count: int) -> None:
         jobs.append((name, path))
     # No verdict cache (a run served from the last one would compare nothing), and a generous
     # timeout: a slow, shared machine must not turn into verifier errors.
-    base = {**os.environ, "JUDGE_CACHE_ENABLED": "false", "JUDGE_TIMEOUT_S": "900"}
+    base = {**os.environ, "JUDGE_CACHE_ENABLED": "false", "JUDGE_TIMEOUT_S": "900", **judge_env}
     sinks = [out.open("w") for out, _ in outs]
     try:
         for number, (name, path) in enumerate(jobs, start=1):
@@ -177,6 +179,12 @@ def main() -> int:
         help="a snapshot file, optionally with the source tree to run (repeat to interleave)",
     )
     parser.add_argument("--dev", type=int, default=50, help="dev claims to include")
+    parser.add_argument(
+        "--fake-judge",
+        action="store_true",
+        help="judge with the test suite's rule-based fake judge on loopback (deterministic, "
+        "fast) instead of the embedded model",
+    )
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     args = parser.parse_args()
     if args.compare:
@@ -187,7 +195,14 @@ def main() -> int:
     for item in args.out:
         file, _, pythonpath = item.partition("=")
         outs.append((Path(file), pythonpath or None))
-    snapshot(outs, args.dev)
+    if not args.fake_judge:
+        snapshot(outs, args.dev, {})
+        return 0
+    sys.path.insert(0, str(ROOT))
+    from tests.support.fake_judge import FAKE_MODEL, FakeJudgeServer, run_fake_openai_server
+
+    with run_fake_openai_server(FakeJudgeServer().handler) as base_url:
+        snapshot(outs, args.dev, {"JUDGE_BASE_URL": base_url, "JUDGE_MODEL": FAKE_MODEL})
     return 0
 
 
