@@ -102,6 +102,9 @@ def run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
     )
     evidence = parse_passages(data)
+    from judge.cli.preflight import resolve_reachable
+
+    asyncio.run(resolve_reachable(settings))
     with _audit(args, settings) as audit, _progress(args.quiet) as progress:
         result = asyncio.run(
             answer(question, evidence, settings, options=options, audit=audit, progress=progress)

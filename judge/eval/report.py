@@ -133,18 +133,26 @@ def render(report: dict[str, Any], out: TextIO) -> None:
 def _summary_tables(
     console: Console, level: str, block: dict[str, Any], labels: Sequence[str]
 ) -> list[Table]:
+    headers, rows = metric_rows(block, labels)
+    cells: list[list[Cell]] = [[data(row[0]), *row[1:]] for row in rows]  # names are data
+    sections = {0, len(block["by_dataset"])}
+    return fitted_tables(console, f"{level}: accuracy and cost", headers, cells, sections=sections)
+
+
+def metric_rows(block: dict[str, Any], labels: Sequence[str]) -> tuple[list[str], list[list[str]]]:
+    """Headers and rows of the accuracy-and-cost table: all, then by dataset, by numeric."""
     headers = ["slice", "n", "err", "bal.acc", "ROC-AUC", "PR-AUC flag"]
     headers += [f"F1 {SHORT.get(label, label)}" for label in labels]
     headers += ["by checks", "calls/claim", "tokens/claim", "s/claim"]
     named = [("all", block)]
     named += [(name, b) for name, b in block["by_dataset"].items()]
     named += [(name, b) for name, b in block["by_numeric"].items()]
-    rows: list[list[Cell]] = []
+    rows: list[list[str]] = []
     for name, b in named:
         tokens = _sum_optional(b["prompt_tokens_per_claim"], b["completion_tokens_per_claim"])
         rows.append(
             [
-                data(name),  # dataset names come from the data file
+                name,
                 str(b["n"]),
                 str(b["errors"]),
                 _fmt(b["balanced_accuracy"]),
@@ -157,8 +165,7 @@ def _summary_tables(
                 _fmt(b["seconds_per_claim"], 2),
             ]
         )
-    sections = {0, len(block["by_dataset"])}
-    return fitted_tables(console, f"{level}: accuracy and cost", headers, rows, sections=sections)
+    return headers, rows
 
 
 def _confusion_table(level: str, block: dict[str, Any]) -> Table:

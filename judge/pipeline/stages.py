@@ -20,6 +20,7 @@ from judge.pipeline.claims.sentences import (
     split_sentences,
 )
 from judge.pipeline.entail.thresholds import Thresholds
+from judge.pipeline.progress import claims_judged, stage
 from judge.protocols import Judge
 from judge.schemas import (
     CheckOutcome,
@@ -89,8 +90,10 @@ async def extract_claims(
     if session.judge is None or len(claims) > settings.max_claims:
         return extraction
     if settings.extractor is Extractor.LLM:
+        stage("decomposing claims")
         await _decompose(extraction, answer, req.question, session, settings)
     if settings.check_conclusion:
+        stage("extracting the main conclusion")
         await _add_conclusion(extraction, answer, req.question, session)
     return extraction
 
@@ -179,12 +182,18 @@ async def entail_all(
     semaphore = asyncio.Semaphore(settings.concurrency)
     results: list[ClaimVerdict | None] = [None] * len(items)
 
+    judged = 0
+    claims_judged(judged, len(items))
+
     async def run(position: int) -> None:
+        nonlocal judged
         alignment, outcomes = items[position]
         async with semaphore:
             results[position] = await judge_one(
                 judge, alignment, outcomes, ledger, question, settings, thresholds
             )
+        judged += 1
+        claims_judged(judged, len(items))
 
     # Claims of one passage go consecutively so the server's prefix cache reuses the evidence.
     order = sorted(range(len(items)), key=lambda i: (items[i][0].passage_ids, i))
