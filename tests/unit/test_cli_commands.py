@@ -56,7 +56,8 @@ def test_every_command_module_registers_its_name() -> None:
     for name in cli.COMMANDS:
         parser = cli.build_parser(name)
         [commands] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-        assert callable(commands.choices[name].get_default("run")), name
+        registered = commands.choices[name]
+        assert len(registered._actions) > 1, name  # more than the stub's -h
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
