@@ -5,6 +5,7 @@ the judge's reason per claim; injected markup in the data stays text."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 BRIDGE = "The bridge opened in 1932 and carries six lanes."
-HOSTILE = '<img src=x onerror="alert(1)"> [red]flag[/red]'
+HOSTILE = "<b>bold</b><script>alert(document.title)</script> [red]flag[/red]"
 
 
 def _record(record_id: str, dataset: str, claim: str, label: str) -> dict[str, object]:
@@ -60,9 +61,15 @@ def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     data = tmp_path / "data.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in RECORDS), encoding="utf-8")
     out, html = tmp_path / "pred.jsonl", tmp_path / "run.html"
+    codes: list[int] = []
     with run_fake_openai_server(FakeJudgeServer().handler) as url:
         argv = ["eval", str(data), "--out", str(out), "--html", str(html), "--base-url", url]
-        main([*argv, "--model", FAKE_MODEL, "--no-cache", "--no-progress"])
+        argv += ["--model", FAKE_MODEL, "--no-cache", "--no-progress"]
+        # Playwright's sync API holds an event loop in this thread; the run gets its own.
+        worker = threading.Thread(target=lambda: codes.append(main(argv)))
+        worker.start()
+        worker.join()
+    assert codes == [0]
     return out, html
 
 
@@ -107,8 +114,9 @@ def test_eval_report_shows_metrics_gold_labels_and_reasons(
     assert "disagrees with the gold label" in grade.inner_text()
     assert HOSTILE in fourth.locator(".claim-text").first.inner_text()  # text, not markup
 
-    fourth.locator("button.badge").first.click()
-    reason = fourth.locator(".panel-body .reason").first
+    third = page.locator("#record-3")
+    third.locator("button.badge").first.click()
+    reason = third.locator(".panel-body .reason").first
     assert reason.is_visible()
     assert "t_entail" in reason.inner_text()  # the judge's score against the threshold
 
