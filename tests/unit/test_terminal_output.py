@@ -148,3 +148,43 @@ def test_replay_and_stats_escape_logged_text() -> None:
     out = io.StringIO()
     stats_render(stats, "7d", 10, out)
     _has_no_raw_controls(out.getvalue())
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_redteam_report_escapes_cases_and_fits(
+    monkeypatch: pytest.MonkeyPatch, columns: int
+) -> None:
+    from judge.redteam.report import FamilyRow, Report, render
+    from judge.redteam.scoring import CaseResult, Status
+
+    monkeypatch.setenv("COLUMNS", str(columns))
+    missed = CaseResult(
+        case_id="injection/[red]x[/red]",
+        family="injection",
+        transform="t",
+        seed_id="s",
+        expected="block",
+        got="pass \x1b[2J",
+        status=Status.MISSED,
+        why=":smile: [bold]why[/bold]",
+        judge_dependent=False,
+        counted=True,
+        flip=True,
+        to_pass=True,
+        new_support=(),
+        must_block_passed=True,
+        fault=False,
+        seconds=0.25,
+        judge_calls=0,
+    )
+    row = FamilyRow("injection", 1, 0, 1, 0, 0, 0, 1, 1, 0.25)
+    report = Report("1", "fake", True, ["seed"], [row], [missed], 1.0)
+    out = io.StringIO()
+    render(report, make_console(out))
+    text = out.getvalue()
+    _has_no_raw_controls(text)
+    assert "…" not in text
+    assert max(len(line) for line in text.splitlines()) <= columns
+    assert "must-block case PASSED: injection/[red]x[/red]" in text
+    if columns == 120:  # narrower tables fold the cells over lines
+        assert ":smile: [bold]why[/bold]" in text and "pass \\x1b[2J" in text
