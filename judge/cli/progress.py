@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from typing import TextIO
@@ -26,32 +27,57 @@ def claims_progress(enabled: bool, stream: TextIO | None = None) -> Iterator[Non
     if not enabled:
         yield
         return
-    out = stream or sys.stderr
-    live = _isatty(out)
-    started = time.monotonic()
-    shown = False
-
-    def report(name: str, done: int, total: int) -> None:
-        nonlocal shown
-        what = f"{done}/{total} claims judged" if name == JUDGING else name
-        if name == JUDGING and total == 0:
-            return
-        line = f"judge: {what}, {time.monotonic() - started:.1f} s"
-        if live:
-            out.write(f"\r\x1b[2K{line}")
-        else:
-            out.write(f"{line}\n")
-        out.flush()
-        shown = True
-
-    observer: Observer = report
+    display = _Display(stream or sys.stderr)
+    observer: Observer = display.report
     try:
         with observe(observer):
             yield
     finally:
-        if live and shown:
-            out.write("\r\x1b[2K")
-            out.flush()
+        display.close()
+
+
+class _Display:
+    """Plain lines for logs; on a terminal one line redrawn in place, and every second while a
+    judge call is slow, so the elapsed time never stands still."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.live = _isatty(out)
+        self.started = time.monotonic()
+        self.what: str | None = None
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.ticker: threading.Thread | None = None
+        if self.live:
+            self.ticker = threading.Thread(target=self._tick, daemon=True)
+            self.ticker.start()
+
+    def report(self, name: str, done: int, total: int) -> None:
+        if name == JUDGING and total == 0:
+            return
+        with self.lock:
+            self.what = f"{done}/{total} claims judged" if name == JUDGING else name
+            self._draw(newline=not self.live)
+
+    def close(self) -> None:
+        self.stop.set()
+        if self.ticker is not None:
+            self.ticker.join()
+        with self.lock:
+            if self.live and self.what is not None:
+                self.out.write("\r\x1b[2K")
+                self.out.flush()
+
+    def _tick(self) -> None:
+        while not self.stop.wait(1.0):
+            with self.lock:
+                if self.what is not None:
+                    self._draw(newline=False)
+
+    def _draw(self, newline: bool) -> None:
+        line = f"judge: {self.what}, {time.monotonic() - self.started:.1f} s"
+        self.out.write(f"{line}\n" if newline else f"\r\x1b[2K{line}")
+        self.out.flush()
 
 
 def _isatty(stream: TextIO) -> bool:

@@ -4,6 +4,7 @@ error-rate gate and stratified sample."""
 
 from __future__ import annotations
 
+import io
 import json
 import socket
 from pathlib import Path
@@ -267,3 +268,33 @@ def test_eval_fails_above_the_error_rate(
         )
         == 0
     )
+
+
+def test_progress_on_a_terminal_redraws_one_line_and_clears_it() -> None:
+    from judge.cli.progress import claims_progress
+    from judge.pipeline.progress import claims_judged, stage
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Terminal()
+    with claims_progress(True, out):
+        stage("extracting the main conclusion")
+        claims_judged(0, 2)
+        claims_judged(1, 2)
+        claims_judged(2, 2)
+    text = out.getvalue()
+    assert "\n" not in text  # redrawn in place, never scrolled
+    assert "\r\x1b[2Kjudge: 2/2 claims judged, " in text
+    assert text.endswith("\r\x1b[2K")  # cleared before the table is printed
+
+
+def test_observer_faults_never_touch_the_run() -> None:
+    from judge.pipeline.progress import claims_judged, observe
+
+    def broken(name: str, done: int, total: int) -> None:
+        raise RuntimeError("display gone")
+
+    with observe(broken):
+        claims_judged(1, 2)  # no exception
