@@ -115,6 +115,8 @@ class Settings(BaseSettings):
     # State.
     state_dir: Path = Field(default_factory=default_state_dir)
     cache_enabled: bool = True
+    # Record `judge verify` runs in the audit log too (the service always records).
+    audit_cli: bool = False
     local_model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 
     @property

@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 from judge.answer.generator import DEFAULT_MAX_TOKENS
 from judge.answer.loop import (
@@ -33,6 +35,7 @@ from judge.cli.common import add_judge_options, settings_from_args
 from judge.config import Settings
 from judge.errors import ConfigError, InputError
 from judge.pipeline.inputs import read_json
+from judge.reports.console import data, make_console, printable
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -99,6 +102,9 @@ def run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
     )
     evidence = parse_passages(data)
+    from judge.cli.preflight import resolve_reachable
+
+    asyncio.run(resolve_reachable(settings))
     with _audit(args, settings) as audit, _progress(args.quiet) as progress:
         result = asyncio.run(
             answer(question, evidence, settings, options=options, audit=audit, progress=progress)
@@ -106,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(result.model_dump_json(indent=2))
     else:
-        print(result.text)
+        print(printable(result.text))
         _summary(result)
     return exit_code(result)
 
@@ -141,15 +147,14 @@ def _progress(quiet: bool) -> Iterator[Progress | None]:
 
 
 def _summary(result: AnswerResult) -> None:
-    console = Console(stderr=True, highlight=False)
-    style = "green" if result.verified else "red"
-    line = f"[{style}]{result.outcome.value}[/]"
+    console = make_console(sys.stderr)
+    line = Text(result.outcome.value, style="green" if result.verified else "red")
     if result.outcome is Outcome.BLOCKED and result.fallback is not None:
-        line += f" (fallback: {result.fallback.value})"
-    console.print(
-        f"{line}  steps {len(result.steps)}  generator calls {result.generator_calls}  "
-        f"judge calls {result.judge_calls}  {result.seconds:.1f} s  answer {result.answer_id}",
-        soft_wrap=True,
+        line.append(f" (fallback: {result.fallback.value})")
+    line.append(
+        f"  steps {len(result.steps)}  generator calls {result.generator_calls}  "
+        f"judge calls {result.judge_calls}  {result.seconds:.1f} s  answer {result.answer_id}"
     )
+    console.print(line, soft_wrap=True)
     for reason in result.reasons:
-        console.print(f"  - {reason}", markup=False)
+        console.print(Text("  - ") + data(reason))

@@ -7,12 +7,14 @@ Exit codes: 0 pass, 1 answer not passed (repair / regenerate / block), 2 usage e
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import sys
 from collections.abc import Sequence
 
 from judge.errors import ConfigError, InputError, JudgeError, VerifierFault
+from judge.extras import missing_extra
 
 EXIT_PASS = 0
 EXIT_NOT_PASSED = 1
@@ -20,43 +22,85 @@ EXIT_USAGE = 2
 EXIT_INPUT_ERROR = 3
 EXIT_VERIFIER_ERROR = 4
 
-# Each module in judge/commands registers one sub-command.
-COMMANDS = (
-    "verify",
-    "local",
-    "schema",
-    "eval",
-    "calibrate",
-    "serve",
-    "audit",
-    "stats",
-    "replay",
-    "redteam",
-    "answer",
-)
+# name -> (module, help). Only the chosen command's module is imported, so `judge --help` and
+# light commands never load the HTTP stack (openai, instructor). Each module's register() adds
+# the full sub-parser; the help here is what the top-level usage lists.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "verify": ("judge.cli.verify", "verify an answer against its evidence"),
+    "answer": ("judge.cli.answer", "answer a question from evidence with a verified, cited answer"),
+    "serve": ("judge.cli.serve", "run the verification service over HTTP"),
+    "eval": ("judge.cli.eval", "verify labelled records and report accuracy against the labels"),
+    "calibrate": ("judge.cli.calibrate", "choose decision thresholds from labelled predictions"),
+    "local": ("judge.cli.local", "manage the embedded local judge server"),
+    "schema": ("judge.cli.schema", "write the request and response JSON Schemas"),
+    "audit": ("judge.cli.audit", "read the audit log"),
+    "stats": ("judge.cli.stats", "summarise the audit log"),
+    "replay": ("judge.cli.replay", "re-run a logged request and show changed verdicts"),
+    "redteam": (
+        "judge.cli.redteam",
+        "run the adversarial suite and report catch rates per attack family",
+    ),
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every command listed and ``command`` (if any) fully registered."""
     parser = argparse.ArgumentParser(
         prog="judge", description="Verify that an answer's claims are grounded in its evidence."
     )
-    sub = parser.add_subparsers(dest="command", required=True)
-    for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"judge.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"judge.cli.{name}":
-                continue
-            raise
-        module.register(sub)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        if name == command:
+            importlib.import_module(module_name).register(sub)
+        else:
+            sub.add_parser(name, help=help_text)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
     try:
+        return installed("grounding-judge")
+    except PackageNotFoundError:
+        from judge import __version__
+
+        return __version__
+
+
+def chosen_command(argv: Sequence[str]) -> str | None:
+    """The sub-command ``argv`` names: its first word that is not an option."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
+def unknown_command(name: str) -> int:
+    close = difflib.get_close_matches(name, COMMANDS, n=1, cutoff=0.6)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    print(build_parser().format_usage().rstrip(), file=sys.stderr)
+    print(
+        f"judge: error: unknown command '{name}'{hint}; the commands are {', '.join(COMMANDS)}",
+        file=sys.stderr,
+    )
+    return EXIT_USAGE
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    command = chosen_command(arguments)
+    if command is not None and command not in COMMANDS:
+        return unknown_command(command)
+    try:
+        parser = build_parser(command)
+        args = parser.parse_args(arguments)
         code: int = args.run(args)
+    except ModuleNotFoundError as exc:
+        needed = missing_extra(exc, f"judge {command}")
+        if needed is None:
+            return _internal_error(exc)
+        print(f"judge: error: {needed}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
     except (InputError, ConfigError) as exc:
         print(f"judge: error: {exc}", file=sys.stderr)
         return EXIT_INPUT_ERROR
@@ -71,12 +115,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as exc:
         # Never let an unexpected fault read as "not passed" or "pass": it is a verifier error.
-        # JUDGE_DEBUG=1 shows the traceback.
-        if os.environ.get("JUDGE_DEBUG"):
-            raise
-        print(f"judge: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return EXIT_VERIFIER_ERROR
+        return _internal_error(exc)
     return code
+
+
+def _internal_error(exc: Exception) -> int:
+    # JUDGE_DEBUG=1 shows the traceback.
+    if os.environ.get("JUDGE_DEBUG"):
+        raise exc
+    print(f"judge: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return EXIT_VERIFIER_ERROR
 
 
 if __name__ == "__main__":

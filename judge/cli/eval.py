@@ -11,9 +11,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from judge.cli.app import EXIT_PASS, EXIT_USAGE
+from judge.cli.app import EXIT_PASS, EXIT_USAGE, EXIT_VERIFIER_ERROR
 from judge.cli.common import add_judge_options, settings_from_args
-from judge.eval.records import load_records, read_predictions
+from judge.eval.records import EvalRecord, load_records, read_predictions
+
+DEFAULT_MAX_ERROR_RATE = 0.05
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,7 +28,29 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("data", type=Path, nargs="?", help="labelled records (JSON Lines)")
     parser.add_argument("--out", type=Path, help="predictions file, appended and resumable")
-    parser.add_argument("--limit", type=int, help="only the first N records of DATA")
+    subset = parser.add_mutually_exclusive_group()
+    subset.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="N records stratified by dataset and gold label (the same for the same --seed)",
+    )
+    subset.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="the first N records of DATA in file order (often one dataset and label: "
+        "prefer --sample)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed of --sample (default 0)")
+    parser.add_argument(
+        "--max-error-rate",
+        type=float,
+        default=DEFAULT_MAX_ERROR_RATE,
+        metavar="R",
+        help="exit 4 when more than this share of the records ended in an error "
+        f"(default {DEFAULT_MAX_ERROR_RATE})",
+    )
     parser.add_argument(
         "--report", type=Path, metavar="PRED", help="report an existing predictions file"
     )
@@ -59,17 +83,26 @@ def run(args: argparse.Namespace) -> int:
         return _usage("give DATA --out PRED (or --report PRED)")
     if args.limit is not None and args.limit < 1:
         return _usage("--limit must be at least 1")
+    if args.sample is not None and args.sample < 1:
+        return _usage("--sample must be at least 1")
+    if not 0.0 <= args.max_error_rate <= 1.0:
+        return _usage("--max-error-rate must be between 0 and 1")
     if args.record_concurrency < 1:
         return _usage("--concurrency must be at least 1")
 
     from judge.eval.run import evaluate
 
-    records = load_records(args.data)[: args.limit]
+    records = _chosen(load_records(args.data), args)
+    settings = settings_from_args(args)
+    if not args.no_judge:
+        from judge.cli.preflight import resolve_reachable
+
+        asyncio.run(resolve_reachable(settings))
     outcome = asyncio.run(
         evaluate(
             records,
             args.out,
-            settings_from_args(args),
+            settings,
             use_judge=not args.no_judge,
             concurrency=args.record_concurrency,
             retry_errors=args.retry_errors,
@@ -90,7 +123,29 @@ def run(args: argparse.Namespace) -> int:
 
         write_run_report(args.html, records, predictions)
         print(args.html, file=sys.stderr)
-    return EXIT_PASS
+    return _error_rate_code(predictions, args.max_error_rate)
+
+
+def _chosen(records: list[EvalRecord], args: argparse.Namespace) -> list[EvalRecord]:
+    if args.sample is not None:
+        from judge.eval.sample import stratified_sample
+
+        return stratified_sample(records, args.sample, args.seed)
+    return records[: args.limit]
+
+
+def _error_rate_code(predictions: list[dict[str, Any]], max_rate: float) -> int:
+    """A run where the verifier erred on too many records says nothing about accuracy."""
+    errors = sum(1 for p in predictions if p.get("error"))
+    if not predictions or errors / len(predictions) <= max_rate:
+        return EXIT_PASS
+    print(
+        f"judge eval: error: {errors} of {len(predictions)} records "
+        f"({errors / len(predictions):.0%}) ended in an error, above --max-error-rate "
+        f"{max_rate:g}; the accuracy above is not a measurement of the judge",
+        file=sys.stderr,
+    )
+    return EXIT_VERIFIER_ERROR
 
 
 def _report(predictions: list[dict[str, Any]], folder: Path | None) -> None:

@@ -18,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from judge.cli.app import EXIT_NOT_PASSED, EXIT_PASS, EXIT_USAGE
 from judge.cli.common import add_judge_options, settings_from_args
+from judge.reports.console import data, make_console
 
 JUDGES = ("fake", "fake-permissive", "embedded")
 
@@ -72,12 +73,12 @@ def run(args: argparse.Namespace) -> int:
     cases = suite.select(suite.build_suite(seeds), args.family, args.case)
     if args.sample is not None:
         cases = suite.sample(cases, args.sample, args.seed)
-    console = Console(width=160 if not sys.stdout.isatty() else None, highlight=False)
+    console = make_console(sys.stdout)
     if args.list:
         for case in cases:
             dependent = ", judge-dependent" if case.judge_dependent else ""
             line = f"{case.id}  [{case.expect.describe()}{dependent}]  {case.note}"
-            console.print(line, markup=False, soft_wrap=True)
+            console.print(data(line), soft_wrap=True)
         return EXIT_PASS
     settings = settings_from_args(args)
     kind: str = args.judge or ("embedded" if args.base_url else "fake")

@@ -21,6 +21,7 @@ from judge.config import Settings
 from judge.errors import InputError
 from judge.pipeline.runner import verify
 from judge.protocols import Judge
+from judge.reports.console import printable
 from judge.schemas import VerifyResponse
 
 
@@ -114,5 +115,6 @@ def report(result: Replay, out: TextIO) -> None:
     for change in result.changes:
         before = change.before or "(absent)"
         after = change.after or "(absent)"
-        suffix = f"  {change.claim}" if change.claim else ""
-        out.write(f"  {change.claim_id}: {before} -> {after}{suffix}\n")
+        # Claim ids and text come from the logged request: data, shown with escapes.
+        suffix = f"  {printable(change.claim)}" if change.claim else ""
+        out.write(f"  {printable(change.claim_id)}: {before} -> {after}{suffix}\n")

@@ -11,6 +11,7 @@ from judge.audit.log import AuditLog, parse_since
 from judge.audit.stats import Stats, percentile
 from judge.cli.audit import add_audit_options, audit_path
 from judge.errors import InputError
+from judge.reports.console import printable
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -65,12 +66,13 @@ def render(stats: Stats, since: str, top: int, out: TextIO) -> None:
         out.write("failing sources: none\n")
         return
     out.write("top failing sources (failing claims / claims citing the source):\n")
-    width = max(len(r.source) for r in sources)
+    width = max(len(printable(r.source)) for r in sources)
     for r in sources:
-        out.write(f"  {r.source:<{width}}  {r.failing}/{r.claims}  {r.rate:.0%}\n")
+        out.write(f"  {printable(r.source):<{width}}  {r.failing}/{r.claims}  {r.rate:.0%}\n")
 
 
 def _counts(counter: dict[str, int]) -> str:
     if not counter:
         return "none"
-    return ", ".join(f"{k} {v}" for k, v in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0])))
+    ordered = sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ", ".join(f"{printable(k)} {v}" for k, v in ordered)

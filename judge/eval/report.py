@@ -28,6 +28,7 @@ from judge.eval.metrics import (
     roc_auc,
 )
 from judge.eval.records import ANSWER_LABELS, CLAIM_LABELS, contradiction_scored
+from judge.reports.console import Cell, data, fitted_tables, make_console
 
 Prediction = dict[str, Any]
 LEVELS = {"claims": (CLAIM_LABELS, "supported"), "answers": (ANSWER_LABELS, "faithful")}
@@ -114,47 +115,57 @@ def write_json(report: dict[str, Any], path: Path) -> None:
 
 
 def render(report: dict[str, Any], out: TextIO) -> None:
-    console = Console(file=out, width=160 if not out.isatty() else None, highlight=False)
+    console = make_console(out)
     console.print(
         f"{report['n']} predictions, {report['errors']} errors (counted as not passed); "
-        f"thresholds: {', '.join(report['thresholds'])}"
+        f"thresholds: {', '.join(report['thresholds'])}",
+        markup=False,
     )
     for level, (labels, _) in LEVELS.items():
         block = report.get(level)
         if block is None:
             continue
-        console.print(_summary_table(level, block, labels))
+        for table in _summary_tables(console, level, block, labels):
+            console.print(table)
         console.print(_confusion_table(level, block))
 
 
-def _summary_table(level: str, block: dict[str, Any], labels: Sequence[str]) -> Table:
-    table = Table(title=f"{level}: accuracy and cost", title_justify="left")
-    for name in ("slice", "n", "err", "bal.acc", "ROC-AUC", "PR-AUC flag"):
-        table.add_column(name, justify="left" if name == "slice" else "right")
-    for label in labels:
-        table.add_column(f"F1 {SHORT.get(label, label)}", justify="right")
-    for name in ("by checks", "calls/claim", "tokens/claim", "s/claim"):
-        table.add_column(name, justify="right")
-    rows = [("all", block)]
-    rows += [(name, b) for name, b in block["by_dataset"].items()]
-    rows += [(name, b) for name, b in block["by_numeric"].items()]
-    for position, (name, b) in enumerate(rows):
+def _summary_tables(
+    console: Console, level: str, block: dict[str, Any], labels: Sequence[str]
+) -> list[Table]:
+    headers, rows = metric_rows(block, labels)
+    cells: list[list[Cell]] = [[data(row[0]), *row[1:]] for row in rows]  # names are data
+    sections = {0, len(block["by_dataset"])}
+    return fitted_tables(console, f"{level}: accuracy and cost", headers, cells, sections=sections)
+
+
+def metric_rows(block: dict[str, Any], labels: Sequence[str]) -> tuple[list[str], list[list[str]]]:
+    """Headers and rows of the accuracy-and-cost table: all, then by dataset, by numeric."""
+    headers = ["slice", "n", "err", "bal.acc", "ROC-AUC", "PR-AUC flag"]
+    headers += [f"F1 {SHORT.get(label, label)}" for label in labels]
+    headers += ["by checks", "calls/claim", "tokens/claim", "s/claim"]
+    named = [("all", block)]
+    named += [(name, b) for name, b in block["by_dataset"].items()]
+    named += [(name, b) for name, b in block["by_numeric"].items()]
+    rows: list[list[str]] = []
+    for name, b in named:
         tokens = _sum_optional(b["prompt_tokens_per_claim"], b["completion_tokens_per_claim"])
-        table.add_row(
-            name,
-            str(b["n"]),
-            str(b["errors"]),
-            _fmt(b["balanced_accuracy"]),
-            _fmt(b["roc_auc"]),
-            _fmt(b["pr_auc_flagged"]),
-            *(_fmt(b["labels"].get(label, {}).get("f1")) for label in labels),
-            _fmt(b["decided_by_checks_share"]),
-            _fmt(b["judge_calls_per_claim"], 2),
-            _fmt(tokens, 0),
-            _fmt(b["seconds_per_claim"], 2),
-            end_section=position in (0, len(block["by_dataset"])),
+        rows.append(
+            [
+                name,
+                str(b["n"]),
+                str(b["errors"]),
+                _fmt(b["balanced_accuracy"]),
+                _fmt(b["roc_auc"]),
+                _fmt(b["pr_auc_flagged"]),
+                *(_fmt(b["labels"].get(label, {}).get("f1")) for label in labels),
+                _fmt(b["decided_by_checks_share"]),
+                _fmt(b["judge_calls_per_claim"], 2),
+                _fmt(tokens, 0),
+                _fmt(b["seconds_per_claim"], 2),
+            ]
         )
-    return table
+    return headers, rows
 
 
 def _confusion_table(level: str, block: dict[str, Any]) -> Table:

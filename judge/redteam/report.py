@@ -11,10 +11,12 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from judge.redteam.runner import SuiteRun
 from judge.redteam.scoring import CaseResult, Status, score_suite
 from judge.redteam.suite import FAMILIES, SUITE_VERSION
+from judge.reports.console import Cell, data, fitted_tables
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,8 @@ def render(report: Report, console: Console) -> None:
         f"{len(report.seeds)} seeds, judge {report.judge}, {report.seconds:.1f} s",
         markup=False,
     )
-    console.print(_family_table(report))
+    for table in _family_tables(report, console):
+        console.print(table)
     if report.fake_judge:
         console.print(
             "judge-dep.: cases only a model judge can catch; against a fake judge they are "
@@ -139,44 +142,48 @@ def render(report: Report, console: Console) -> None:
             _case_table("judge-dependent, missed by this fake judge", report.judge_dependent_missed)
         )
     for result in report.must_block_passed:
-        console.print(f"must-block case PASSED: {result.case_id}", style="bold red", markup=False)
+        console.print(data(f"must-block case PASSED: {result.case_id}", style="bold red"))
     for result in report.faults:
-        console.print(f"fault: {result.case_id}: {result.got}", style="bold red", markup=False)
+        console.print(data(f"fault: {result.case_id}: {result.got}", style="bold red"))
     if not report.failed:
         console.print("no must-block case passed; no crash or hang", style="bold green")
 
 
-def _family_table(report: Report) -> Table:
-    table = Table(title="catch rates by attack family")
-    for name, justify in (
-        ("family", "left"),
-        ("cases", "right"),
-        ("caught", "right"),
-        ("missed", "right"),
-        ("n/a", "right"),
-        ("catch rate", "right"),
-        ("judge-dep. caught", "right"),
-        ("flips", "right"),
-        ("to pass", "right"),
-        ("max s", "right"),
-    ):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+def _family_tables(report: Report, console: Console) -> list[Table]:
+    headers = [
+        "family",
+        "cases",
+        "caught",
+        "missed",
+        "n/a",
+        "catch rate",
+        "judge-dep. caught",
+        "flips",
+        "to pass",
+        "max s",
+    ]
+    rows: list[list[Cell]] = []
     for row in [*report.rows, totals(report)]:
         rate = "-" if row.rate is None else f"{row.rate:.0%}"
-        table.add_row(
-            row.family,
-            str(row.cases),
-            str(row.caught),
-            f"[red]{row.missed}[/]" if row.missed else "0",
-            str(row.not_applicable),
-            rate,
-            f"{row.judge_dependent_caught}/{row.judge_dependent}" if row.judge_dependent else "-",
-            str(row.flips),
-            f"[red]{row.to_pass}[/]" if row.to_pass else "0",
-            f"{row.max_seconds:.2f}",
-            end_section=row.family == report.rows[-1].family if report.rows else False,
+        dependent = (
+            f"{row.judge_dependent_caught}/{row.judge_dependent}" if row.judge_dependent else "-"
         )
-    return table
+        rows.append(
+            [
+                data(row.family),
+                str(row.cases),
+                str(row.caught),
+                Text(str(row.missed), style="red" if row.missed else ""),
+                str(row.not_applicable),
+                rate,
+                dependent,
+                str(row.flips),
+                Text(str(row.to_pass), style="red" if row.to_pass else ""),
+                f"{row.max_seconds:.2f}",
+            ]
+        )
+    sections = {len(report.rows) - 1} if report.rows else set()
+    return fitted_tables(console, "catch rates by attack family", headers, rows, sections=sections)
 
 
 def _case_table(title: str, results: Sequence[CaseResult]) -> Table:
@@ -186,7 +193,8 @@ def _case_table(title: str, results: Sequence[CaseResult]) -> Table:
     table.add_column("got", overflow="fold")
     table.add_column("why", overflow="fold")
     for result in results:
-        table.add_row(result.case_id, result.expected, result.got, result.why)
+        cells = (result.case_id, result.expected, result.got, result.why)
+        table.add_row(*(data(cell) for cell in cells))
     return table
 
 

@@ -9,6 +9,7 @@ response reaches the page only escaped, or as JSON the script turns into text no
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 from collections import Counter
@@ -113,13 +114,43 @@ def render_report(request: VerifyRequest, response: VerifyResponse) -> str:
     return _page("Grounding report", [record], index=False)
 
 
-def render_run_report(items: list[tuple[VerifyRequest, VerifyResponse]], title: str) -> str:
-    """A whole run (``judge eval``): an index of every record's action, then a section each."""
+@dataclass(frozen=True)
+class Grade:
+    """A record's gold label next to what the verifier predicted (an evaluation run)."""
+
+    gold: str
+    predicted: str
+
+    @property
+    def marker(self) -> Marker:
+        if self.gold == self.predicted:
+            return Marker("✓", "agrees with the gold label", "ok")
+        return Marker("✗", "disagrees with the gold label", "fail")
+
+
+@dataclass(frozen=True)
+class MetricsTable:
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+
+
+def render_run_report(
+    items: list[tuple[VerifyRequest, VerifyResponse]],
+    title: str,
+    *,
+    grades: Sequence[Grade | None] | None = None,
+    metrics: Sequence[MetricsTable] = (),
+) -> str:
+    """A whole run (``judge eval``): the metrics, an index of every record's action (and gold
+    label, when graded), then a section each."""
     records = [
         _record(f"record-{k}", f"{k}. {response.request_id}", request, response)
         for k, (request, response) in enumerate(items, start=1)
     ]
-    return _page(title, records, index=True)
+    if grades is not None:
+        records = [dataclasses.replace(r, grade=g) for r, g in zip(records, grades, strict=True)]
+    return _page(title, records, index=True, graded=grades is not None, metrics=metrics)
 
 
 def write_report(path: Path, request: VerifyRequest, response: VerifyResponse) -> None:
@@ -153,6 +184,7 @@ class _Record:
     failing: int
     total: int
     data: dict[str, Any]
+    grade: Grade | None = None
 
 
 def _record(anchor: str, heading: str, request: VerifyRequest, response: VerifyResponse) -> _Record:
@@ -400,11 +432,19 @@ _TEMPLATE = _ENV.from_string(PAGE)
 _STYLE = style_sheet()
 
 
-def _page(title: str, records: list[_Record], index: bool) -> str:
+def _page(
+    title: str,
+    records: list[_Record],
+    index: bool,
+    graded: bool = False,
+    metrics: Sequence[MetricsTable] = (),
+) -> str:
     data = {"records": {r.anchor: r.data for r in records}}
     return _TEMPLATE.render(
         title=title,
         index=index,
+        graded=graded,
+        metrics=list(metrics),
         records=records,
         csp=content_security_policy(_STYLE, SCRIPT),
         style=Markup(_STYLE),

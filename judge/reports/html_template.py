@@ -329,12 +329,29 @@ PAGE = """<!DOCTYPE html>
 <body>
 <header class="top"><h1>{{ title }}</h1></header>
 <main>
+{% if metrics %}
+<section class="metrics" aria-labelledby="metrics-title">
+<h2 id="metrics-title">Accuracy against the gold labels</h2>
+{% for table in metrics %}
+<table class="index">
+<caption>{{ table.title }}</caption>
+<thead><tr>{% for h in table.headers %}<th scope="col">{{ h }}</th>{% endfor %}</tr></thead>
+<tbody>
+{% for row in table.rows %}
+<tr>{% for cell in row %}<td>{{ cell }}</td>{% endfor %}</tr>
+{% endfor %}
+</tbody>
+</table>
+{% endfor %}
+</section>
+{% endif %}
 {% if index %}
 <nav aria-labelledby="index-title">
 <h2 id="index-title">Records</h2>
 <table class="index">
 <thead><tr><th scope="col">#</th><th scope="col">Request</th><th scope="col">Action</th>
-<th scope="col">Claims</th><th scope="col">First reason</th></tr></thead>
+<th scope="col">Claims</th>{% if graded %}<th scope="col">Gold</th><th scope="col">Predicted</th>
+{% endif %}<th scope="col">First reason</th></tr></thead>
 <tbody>
 {% for r in records %}
 <tr>
@@ -343,7 +360,11 @@ PAGE = """<!DOCTYPE html>
 <td><span class="chip t-{{ r.action.tone }}">
 <span aria-hidden="true">{{ r.action.icon }}</span> {{ r.action.text }}</span></td>
 <td>{{ r.failing }} failing of {{ r.total }}</td>
-<td>{{ r.reasons[0] if r.reasons else "" }}</td>
+{% if graded %}<td>{{ r.grade.gold if r.grade else "" }}</td>
+<td>{% if r.grade %}<span class="chip t-{{ r.grade.marker.tone }}">
+<span aria-hidden="true">{{ r.grade.marker.icon }}</span> {{ r.grade.predicted }}</span>
+{% endif %}</td>
+{% endif %}<td>{{ r.reasons[0] if r.reasons else "" }}</td>
 </tr>
 {% endfor %}
 </tbody>
@@ -360,6 +381,11 @@ PAGE = """<!DOCTYPE html>
 <section class="banner t-{{ r.action.tone }}" aria-label="Outcome">
 <p class="action"><span aria-hidden="true">{{ r.action.icon }}</span> {{ r.action.text }}</p>
 <p>{{ r.summary }}</p>
+{% if r.grade %}
+<p class="grade">gold label <strong>{{ r.grade.gold }}</strong> · predicted
+<strong>{{ r.grade.predicted }}</strong> ·
+<span aria-hidden="true">{{ r.grade.marker.icon }}</span> {{ r.grade.marker.text }}</p>
+{% endif %}
 {% if r.reasons %}
 <ul class="reasons">
 {% for reason in r.reasons %}<li>{{ reason }}</li>

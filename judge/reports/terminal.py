@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from judge.reports.console import data, make_console
 from judge.schemas import Action, ClaimVerdict, Label, VerifyResponse
 
 _STYLE = {
@@ -24,35 +25,38 @@ _ACTION_STYLE = {
 
 
 def render_table(response: VerifyResponse, out: TextIO) -> None:
-    console = Console(file=out, width=140 if not out.isatty() else None, highlight=False)
+    # Claim, reason and passage ids are data: Text cells, never parsed as markup.
+    console = make_console(out)
     table = Table(show_lines=True)
-    table.add_column("claim", no_wrap=True)
-    table.add_column("text", ratio=3)
-    table.add_column("verdict", no_wrap=True)
-    table.add_column("score", justify="right", no_wrap=True)
-    table.add_column("evidence", ratio=1)
-    table.add_column("reason", ratio=3)
+    table.add_column("claim", overflow="fold")
+    table.add_column("text", ratio=3, overflow="fold")
+    table.add_column("verdict", overflow="fold")
+    table.add_column("score", justify="right", no_wrap=True, min_width=5)
+    table.add_column("evidence", ratio=1, overflow="fold")
+    table.add_column("reason", ratio=3, overflow="fold")
     for verdict in response.verdicts:
         table.add_row(
-            verdict.claim.id,
-            verdict.claim.text,
-            f"[{_STYLE.get(verdict.label, 'red')}]{verdict.label.value}[/]",
+            data(verdict.claim.id),
+            data(verdict.claim.text),
+            Text(verdict.label.value, style=_STYLE.get(verdict.label, "red")),
             "" if verdict.score is None else f"{verdict.score:.2f}",
-            _evidence(verdict),
-            verdict.reason,
+            data(_evidence(verdict)),
+            data(verdict.reason),
         )
     console.print(table)
-    style = _ACTION_STYLE[response.action]
-    console.print(f"action: [{style}]{response.action.value.upper()}[/]")
+    console.print(
+        Text.assemble("action: ", (response.action.value.upper(), _ACTION_STYLE[response.action]))
+    )
     for reason in response.reasons:
-        console.print(f"  - {reason}", markup=False)
+        console.print(Text("  - ") + data(reason))
     if response.repaired_answer is not None:
         console.print("repaired answer:", style="bold")
-        console.print(response.repaired_answer, markup=False)
+        console.print(data(response.repaired_answer))
     console.print(
-        f"ledger {response.ledger_hash[:19]}…  judge calls {response.judge_calls}  "
-        f"{response.seconds:.2f} s",
+        f"request {response.request_id}  ledger {response.ledger_hash[:19]}…  "
+        f"judge calls {response.judge_calls}  {response.seconds:.2f} s",
         style="dim",
+        markup=False,
     )
 
 

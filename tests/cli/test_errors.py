@@ -10,7 +10,7 @@ def test_unexpected_fault_is_a_verifier_error_exit_not_a_traceback(
         raise RuntimeError("disk on fire")
 
     monkeypatch.delenv("JUDGE_DEBUG", raising=False)
-    parser = cli.build_parser()
+    parser = cli.build_parser("schema")
     real_parse = parser.parse_args
 
     def parse(argv: object = None) -> object:
@@ -18,7 +18,7 @@ def test_unexpected_fault_is_a_verifier_error_exit_not_a_traceback(
         args.run = boom
         return args
 
-    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    monkeypatch.setattr(cli, "build_parser", lambda command=None: parser)
     monkeypatch.setattr(parser, "parse_args", parse)
     assert cli.main([]) == cli.EXIT_VERIFIER_ERROR
     err = capsys.readouterr().err

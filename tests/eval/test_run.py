@@ -193,7 +193,7 @@ def test_errors_fail_closed_and_retry_errors_redoes_them(
     failing = FakeJudgeServer(lambda request: http_error(500))
     out = tmp_path / "pred.jsonl"
     with run_fake_openai_server(failing.handler) as url:
-        assert _eval(data, out, url, "--limit", "1", "--timeout", "5") == 0
+        assert _eval(data, out, url, "--limit", "1", "--timeout", "5") == 4  # all erred
     [failed] = read_predictions(out)
     assert failed["id"] == "c1"
     assert failed["predicted"] == "unsupported"  # a verifier error never counts as supported
@@ -201,7 +201,7 @@ def test_errors_fail_closed_and_retry_errors_redoes_them(
 
     healthy = FakeJudgeServer()
     with run_fake_openai_server(healthy.handler) as url:
-        assert _eval(data, out, url, "--limit", "1") == 0  # done, even though it erred
+        assert _eval(data, out, url, "--limit", "1") == 4  # not redone: it still counts
         assert read_predictions(out) == [failed]
         assert _eval(data, out, url, "--limit", "1", "--retry-errors") == 0
     [redone] = read_predictions(out)

@@ -222,7 +222,7 @@ def test_replay_command_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_serve_token_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    parser = build_parser()
+    parser = build_parser("serve")
     monkeypatch.delenv(TOKEN_ENV, raising=False)
     assert read_token(parser.parse_args(["serve"])) is None
     monkeypatch.setenv(TOKEN_ENV, "from-the-environment-123")

@@ -15,6 +15,7 @@ from judge.pipeline.claims.sentences import (
     is_factual,
     split_answer,
 )
+from judge.pipeline.progress import stage
 from judge.protocols import ConclusionExtractor, Decomposer, Judge
 from judge.schemas import Claim, ClaimOrigin, VerifyRequest
 
@@ -44,8 +45,10 @@ async def extract_claims(
     if judge is None or len(claims) > settings.max_claims:
         return extraction
     if settings.extractor is Extractor.LLM:
+        stage("decomposing claims")
         await _decompose(extraction, answer, req.question, judge, settings)
     if settings.check_conclusion and isinstance(judge, ConclusionExtractor):
+        stage("extracting the main conclusion")
         await _add_conclusion(extraction, answer, req.question, judge)
     return extraction
 

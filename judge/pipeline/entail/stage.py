@@ -12,6 +12,7 @@ from judge.judges.binding import bind_request
 from judge.judges.wrappers import UnavailableJudge
 from judge.pipeline.context import ClaimContext
 from judge.pipeline.entail.claim import judge_claim
+from judge.pipeline.progress import claims_judged
 from judge.protocols import Judge
 from judge.schemas import CheckOutcome, Claim, ClaimVerdict, Label
 
@@ -28,10 +29,15 @@ async def entail_all(claims: Sequence[ClaimContext], judge: Judge | None) -> lis
     view = bind_request(judge, claims[0].ledger.ledger_hash)
     semaphore = asyncio.Semaphore(claims[0].settings.concurrency)
     results: list[ClaimVerdict | None] = [None] * len(claims)
+    judged = 0
+    claims_judged(judged, len(claims))
 
     async def run(position: int) -> None:
+        nonlocal judged
         async with semaphore:
             results[position] = await judge_one(view, claims[position])
+        judged += 1
+        claims_judged(judged, len(claims))
 
     # Claims of one passage go consecutively so the server's prefix cache reuses the evidence.
     order = sorted(range(len(claims)), key=lambda i: (claims[i].alignment.passage_ids, i))
