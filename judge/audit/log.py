@@ -48,6 +48,7 @@ from judge.audit.migrations import TRIGGERS, applied, migrate
 from judge.config import Settings
 from judge.errors import InputError, JudgeError
 from judge.schemas import ClaimVerdict, VerifyRequest, VerifyResponse
+from judge.state import private_dir
 
 AUDIT_FILENAME = "audit.sqlite3"
 BUSY_TIMEOUT_MS = 10_000
@@ -162,7 +163,8 @@ class AuditLog:
         if not create and not path.is_file():
             raise AuditError(f"no audit log at {path}")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            # A folder made here is owner-only; one the caller chose is left as it is.
+            private_dir(path.parent, tighten=False)
             fresh = not path.exists()
             conn = sqlite3.connect(
                 path,
@@ -360,6 +362,19 @@ class AuditLog:
                 return verify_chain(self._conn, TRIGGERS)
         except sqlite3.Error as exc:
             raise AuditError(f"cannot read audit log {self.path}: {exc}") from exc
+
+    def limit_pages(self, max_pages: int) -> int:
+        """Cap the log's size at ``max_pages`` pages (SQLite's ``max_page_count``, for this
+        connection); returns the cap in force, which is never below the pages in use."""
+        try:
+            with self._lock:
+                row = self._conn.execute(f"PRAGMA max_page_count = {int(max_pages)}").fetchone()
+        except sqlite3.Error as exc:
+            raise AuditError(f"cannot limit audit log {self.path}: {exc}") from exc
+        return int(row[0])
+
+    def page_count(self) -> int:
+        return int(self._query("PRAGMA page_count", ())[0][0])
 
     def holds_hash(self, record_hash: str) -> bool:
         rows = self._query("SELECT 1 FROM records WHERE record_hash = ?", (record_hash,))

@@ -274,7 +274,9 @@ def _add_routes(app: FastAPI, service: Service) -> None:
             if service.audit is None:
                 raise AuditError("the audit log is not open")
             await asyncio.to_thread(service.audit.migrations)
-            checks["audit"] = "ok"
+            # Readable is not enough: ready means the next answer can be recorded.
+            fault = await asyncio.to_thread(service.audit.fault)
+            checks["audit"] = fault or "ok"
         except AuditError as exc:
             checks["audit"] = str(exc)
         ready = all(value == "ok" for value in checks.values())
