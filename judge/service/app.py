@@ -57,6 +57,7 @@ class ServeOptions:
     max_body_bytes: int = 2_000_000
     max_claims: int | None = None
     request_timeout_s: float = 120.0
+    body_timeout_s: float = 10.0  # the whole body must arrive within this
     audit_path: Path | None = None
     use_judge: bool = True
 
@@ -179,6 +180,7 @@ def create_app(
         max_body_bytes=options.max_body_bytes,
         token=options.token,
         on_reject=service.metrics.observe_rejected,
+        body_timeout_s=options.body_timeout_s,
     )
     _add_routes(app, service)
     return app
