@@ -4,8 +4,9 @@ uvicorn bounds the idle time between requests (``timeout_keep_alive``) and the s
 incomplete headers (``h11_max_incomplete_event_size``), but not the time a client may take to
 send its request headers: a client that opens a connection and sends a byte now and then holds
 it for ever. :class:`HeaderDeadlineProtocol` closes a connection whose request headers are not
-complete within ``header_timeout_s`` of the connection (or of the previous response), with a
-408. The body's deadline is the guard's (:mod:`judge.service.guard`).
+complete within ``header_timeout_s`` of the connection (or of the first byte of a later
+request on a kept-alive connection), with a 408. The body's deadline is the guard's
+(:mod:`judge.service.guard`).
 
 Access-log lines carry the path without its query string: a URL can carry a secret, and the
 service refuses credentials there but must not write them down first.
@@ -43,10 +44,19 @@ class HeaderDeadlineProtocol(H11Protocol):
         super().__init__(*args, **kwargs)
         self._header_timer: asyncio.TimerHandle | None = None
         self._cycle_at_arm: object = None
+        self._between_requests = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._arm_header_deadline()
+
+    def data_received(self, data: bytes) -> None:
+        # Between requests the idle time is uvicorn's keep-alive bound; the next request's
+        # header deadline runs from its first byte.
+        if self._between_requests:
+            self._between_requests = False
+            self._arm_header_deadline()
+        super().data_received(data)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_header_deadline()
@@ -60,8 +70,11 @@ class HeaderDeadlineProtocol(H11Protocol):
     def on_response_complete(self) -> None:
         # Armed before the base class handles pipelined requests, which may parse the next
         # request's headers at once (and so cancel this deadline in handle_events).
-        if not self.transport.is_closing():
+        pipelined = bool(self.conn.trailing_data[0])
+        if pipelined and not self.transport.is_closing():
             self._arm_header_deadline()
+        else:
+            self._between_requests = True
         super().on_response_complete()
 
     def _arm_header_deadline(self) -> None:
