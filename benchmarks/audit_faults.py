@@ -257,7 +257,7 @@ def slow(args: argparse.Namespace) -> None:
         server.wait(10)
 
 
-def replay_real(_: argparse.Namespace) -> None:
+def replay_real(args: argparse.Namespace) -> None:
     from judge.audit.log import AuditLog
     from judge.cli.replay import replay
     from judge.config import load_settings
@@ -270,7 +270,7 @@ def replay_real(_: argparse.Namespace) -> None:
         update = {"state_dir": Path(state), "cache_enabled": True, "timeout_s": 300.0,
                   "concurrency": 1}  # fmt: skip
         settings = settings.model_copy(update=update)
-        request = parse_request(REQUEST)
+        request = parse_request({**REQUEST, "claims": REQUEST["claims"][: args.claims]})
         started = time.perf_counter()
         first = asyncio.run(verify(request, settings))
         print(f"recorded verify: {time.perf_counter() - started:.2f} s, "
@@ -320,7 +320,9 @@ def main() -> None:
         "--code", type=Path, help="with --stock: a checkout of the previous release to serve"
     )
     slow_parser.set_defaults(run=slow)
-    sub.add_parser("replay").set_defaults(run=replay_real)
+    real = sub.add_parser("replay")
+    real.add_argument("--claims", type=int, default=2, help="claims of the request (1 or 2)")
+    real.set_defaults(run=replay_real)
     args = parser.parse_args()
     args.run(args)
 
