@@ -68,7 +68,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"judge redteam: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
     if audit_faults.FAMILY in args.family:
-        faults_failed = _run_audit_faults(args)
+        if args.list:
+            for fault in audit_faults.FAULTS:
+                print(f"{audit_faults.FAMILY}/{fault.name}  {fault.about}")
+            faults_failed = False
+        else:
+            faults_failed = _run_audit_faults(args)
         args.family = [f for f in args.family if f != audit_faults.FAMILY]
         if not args.family and not args.case:
             return EXIT_NOT_PASSED if faults_failed else EXIT_PASS

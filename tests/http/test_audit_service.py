@@ -141,3 +141,11 @@ def test_service_log_settings_are_private(tmp_path: Path) -> None:
         assert directory.stat().st_mode & 0o777 == 0o700, directory
     for file in [path, *settings.cache_dir.iterdir()]:
         assert file.stat().st_mode & 0o777 == 0o600, file
+
+
+def test_redteam_lists_the_audit_faults(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["redteam", "--family", "audit-faults", "--list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in listed] == [
+        f"audit-faults/{fault.name}" for fault in audit_faults.FAULTS
+    ]
