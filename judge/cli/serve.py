@@ -89,9 +89,9 @@ def run(args: argparse.Namespace) -> int:
             f"judge: warning: serving on {args.host} without a token; set {TOKEN_ENV}",
             file=sys.stderr,
         )
-    app = create_app(settings_from_args(args), options)
     if args.header_timeout <= 0 or args.body_timeout <= 0:
         raise ConfigError("the header and body timeouts must be positive")
+    app = create_app(settings_from_args(args), options)
     config = server_config(
         app, host=args.host, port=args.port, header_timeout_s=args.header_timeout
     )
