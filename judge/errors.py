@@ -6,6 +6,7 @@
     │   └── CalibrationInfeasible   no threshold meets the stated objective
     ├── ConfigError                 the configuration is wrong (exit code 3)
     ├── AuditError                  the audit log could not be opened, read or written
+    │   └── DuplicateRecord         a record with this id is already logged
     └── VerifierFault               the verifier could not decide (exit code 4)
         ├── JudgeUnavailable        refused connection, timeout, 4xx/5xx, dead local server
         │   └── RequestDeadlineExceeded  the request's time budget ran out first
@@ -71,6 +72,10 @@ class CalibrationInfeasible(InputError):
 
 class AuditError(JudgeError):
     """The audit log could not be opened, read or written."""
+
+
+class DuplicateRecord(AuditError):
+    """A record with this id is already logged (a fault of the caller, not of the log)."""
 
 
 class RequestDeadlineExceeded(JudgeUnavailable):

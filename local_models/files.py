@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from judge.errors import LocalServerError
+from judge.state import FILE_MODE, private_dir, private_file
 
 
 @contextlib.contextmanager
@@ -22,8 +23,8 @@ def file_lock(path: Path, timeout_s: float, what: str) -> Iterator[None]:
     flock is released by the kernel when the holder dies, so a crashed process never leaves a
     lock behind.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    private_dir(path.parent)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE)
     try:
         deadline = time.monotonic() + timeout_s
         while True:
@@ -46,9 +47,11 @@ def file_lock(path: Path, timeout_s: float, what: str) -> Iterator[None]:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE), "w") as out:
+        out.write(json.dumps(data, indent=2, sort_keys=True))
+    private_file(tmp)  # an older tmp file of this pid keeps its mode through O_CREAT
     os.replace(tmp, path)
 
 

@@ -25,6 +25,7 @@ import httpx
 
 from judge.config import Settings
 from judge.errors import ConfigError, LocalServerError
+from judge.state import FILE_MODE, private_dir, private_file
 
 from .backends import LaunchPlan, plan_launch
 from .files import file_lock, read_json, tail, write_json_atomic
@@ -209,10 +210,13 @@ class _PortTaken(Exception):
 
 def _spawn(settings: Settings, plan: LaunchPlan, port: int, say: Progress) -> ServerInfo:
     log = log_path(settings)
-    log.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(settings.state_dir)
+    private_dir(log.parent)
     say(f"starting {plan.backend} server for {plan.model} on 127.0.0.1:{port} (log: {log})")
     started = time.time()
-    with log.open("wb") as log_fh:
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    private_file(log)
+    with os.fdopen(fd, "wb") as log_fh:
         try:
             proc = subprocess.Popen(
                 plan.argv,

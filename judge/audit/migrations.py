@@ -8,29 +8,79 @@ it, so a crash leaves the database either before or after the migration, never h
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+
+from judge.audit.chain import GENESIS, iter_chain, record_digest, stored_rows
 
 
 @dataclass(frozen=True)
 class Migration:
     name: str
     statements: tuple[str, ...]
+    # Python run after the statements, in the same transaction (what SQL cannot compute).
+    then: Callable[[sqlite3.Connection], None] | None = None
 
 
 APPEND_ONLY_TABLES = ("records", "passages", "verdicts", "migrations")
 
 
+def _append_only_trigger(table: str, event: str) -> str:
+    return (
+        f"CREATE TRIGGER {table}_no_{event.lower()} BEFORE {event} ON {table} "
+        f"BEGIN SELECT RAISE(ABORT, 'audit log is append-only: {event} on {table}'); END"
+    )
+
+
 def _append_only_triggers() -> tuple[str, ...]:
-    statements: list[str] = []
-    for table in APPEND_ONLY_TABLES:
-        for event in ("UPDATE", "DELETE"):
-            statements.append(
-                f"CREATE TRIGGER {table}_no_{event.lower()} BEFORE {event} ON {table} "
-                f"BEGIN SELECT RAISE(ABORT, 'audit log is append-only: {event} on {table}'); END"
-            )
-    return tuple(statements)
+    return tuple(
+        _append_only_trigger(table, event)
+        for table in APPEND_ONLY_TABLES
+        for event in ("UPDATE", "DELETE")
+    )
+
+
+# REPLACE deletes the old row without firing DELETE triggers (recursive_triggers is off by
+# default), so an insert whose key already exists is refused before it can replace anything.
+_KEYS = {
+    "records": "id = NEW.id",
+    "passages": "record_id = NEW.record_id AND position = NEW.position",
+    "verdicts": "record_id = NEW.record_id AND position = NEW.position",
+    "migrations": "name = NEW.name",
+}
+
+
+def _no_replace_triggers() -> tuple[str, ...]:
+    return tuple(
+        f"CREATE TRIGGER {table}_no_replace BEFORE INSERT ON {table} "
+        f"WHEN EXISTS (SELECT 1 FROM {table} WHERE {key}) "
+        f"BEGIN SELECT RAISE(ABORT, 'audit log is append-only: REPLACE on {table}'); END"
+        for table, key in _KEYS.items()
+    )
+
+
+_UNHASHED_INSERT = (
+    "CREATE TRIGGER records_need_hash BEFORE INSERT ON records WHEN NEW.record_hash IS NULL "
+    "OR NEW.prev_hash IS NULL "
+    "BEGIN SELECT RAISE(ABORT, 'audit log records must carry their chain hashes'); END"
+)
+
+
+def _seal_existing_records(conn: sqlite3.Connection) -> None:
+    """Chain the records logged before the chain existed, oldest first. UPDATE is refused by
+    a trigger, which is lifted for this transaction only."""
+    conn.execute("DROP TRIGGER records_no_update")
+    prev = GENESIS
+    for _, record, _, _ in list(iter_chain(conn)):
+        passages, verdicts = stored_rows(conn, str(record[0]))
+        digest = record_digest(prev, record, passages, verdicts)
+        conn.execute(
+            "UPDATE records SET prev_hash = ?, record_hash = ? WHERE id = ?",
+            (prev, digest, record[0]),
+        )
+        prev = digest
+    conn.execute(_append_only_trigger("records", "UPDATE"))
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -113,6 +163,23 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX verdicts_label ON verdicts(label)",
         ),
     ),
+    Migration(
+        "m006_hash_chain",
+        (
+            "ALTER TABLE records ADD COLUMN prev_hash TEXT",
+            "ALTER TABLE records ADD COLUMN record_hash TEXT",
+            *_no_replace_triggers(),
+            _UNHASHED_INSERT,
+        ),
+        then=_seal_existing_records,
+    ),
+)
+
+# Every trigger the migrations create: ``judge audit verify`` reports any that went missing.
+TRIGGERS: tuple[str, ...] = (
+    *(f"{t}_no_{e}" for t in APPEND_ONLY_TABLES for e in ("update", "delete")),
+    *(f"{t}_no_replace" for t in _KEYS),
+    "records_need_hash",
 )
 
 
@@ -153,6 +220,8 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration] = MIGRATIO
                 continue
             for statement in migration.statements:
                 conn.execute(statement)
+            if migration.then is not None:
+                migration.then(conn)
             conn.execute(
                 "INSERT INTO migrations (name, applied_at) VALUES (?, ?)",
                 (migration.name, datetime.now(UTC).isoformat()),

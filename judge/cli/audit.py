@@ -1,4 +1,7 @@
-"""`judge audit show ID` and `judge audit export`: read the audit log."""
+"""`judge audit show ID`, `judge audit export` and `judge audit verify`: read the audit log.
+
+``verify`` exits 0 when the hash chain holds, 1 naming the first broken link otherwise.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 from judge.audit.log import AuditLog, default_audit_path, parse_since
+from judge.cli.app import EXIT_NOT_PASSED, EXIT_PASS
 from judge.config import load_settings
 from judge.errors import InputError
 
@@ -29,6 +33,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     export.add_argument("--out", type=Path, help="output file (default: standard output)")
     add_audit_options(export)
     export.set_defaults(run=run_export)
+
+    check = actions.add_parser("verify", help="check the hash chain: exit 1 if tampered with")
+    check.add_argument(
+        "--expect-head", metavar="HASH", help="the head hash a previous verify printed"
+    )
+    add_audit_options(check)
+    check.set_defaults(run=run_verify)
 
 
 def add_audit_options(parser: argparse.ArgumentParser) -> None:
@@ -70,3 +81,23 @@ def _write(audit: AuditLog, since: datetime | None, kind: str | None, out: TextI
         out.write(json.dumps(record.to_json(), ensure_ascii=False, sort_keys=True) + "\n")
         count += 1
     return count
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    with AuditLog.open(audit_path(args), create=False) as audit:
+        report = audit.verify_chain()
+        expected = args.expect_head
+        anchored = expected is None or expected == report.head or audit.holds_hash(expected)
+    if report.breaks:
+        first = report.breaks[0]
+        print(f"audit log tampered with: {first.describe()}")
+        for more in report.breaks[1:]:
+            print(f"  also: {more.describe()}")
+        return EXIT_NOT_PASSED
+    if not anchored:
+        # Records logged after the expected head are fine; a head no longer in the chain
+        # means the newest records were removed, or the chain was rewritten.
+        print(f"audit log tampered with: head {expected} is no longer in the chain")
+        return EXIT_NOT_PASSED
+    print(f"audit log intact: {report.records} records, head {report.head}")
+    return EXIT_PASS

@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judge.redteam import runner, suite
+    from judge.redteam import audit_faults, runner, suite
     from judge.redteam.report import build_report, render, write_json
     from judge.redteam.seeds import EXAMPLES_DIR
 
@@ -68,6 +68,18 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"judge redteam: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
+    if audit_faults.FAMILY in args.family:
+        if args.list:
+            for fault in audit_faults.FAULTS:
+                print(f"{audit_faults.FAMILY}/{fault.name}  {fault.about}")
+            faults_failed = False
+        else:
+            faults_failed = _run_audit_faults(args)
+        args.family = [f for f in args.family if f != audit_faults.FAMILY]
+        if not args.family and not args.case:
+            return EXIT_NOT_PASSED if faults_failed else EXIT_PASS
+    else:
+        faults_failed = False
     examples = None if args.no_examples else (args.examples or EXAMPLES_DIR)
     seeds = suite.default_seeds(examples, args.dev, args.dev_limit)
     cases = suite.select(suite.build_suite(seeds), args.family, args.case)
@@ -93,20 +105,33 @@ def run(args: argparse.Namespace) -> int:
     if args.json_out is not None:
         write_json(report, args.json_out)
         print(args.json_out, file=sys.stderr)
-    failed = report.failed or (args.strict and bool(report.missed))
+    failed = report.failed or (args.strict and bool(report.missed)) or faults_failed
     return EXIT_NOT_PASSED if failed else EXIT_PASS
 
 
+def _run_audit_faults(args: argparse.Namespace) -> bool:
+    """The audit-faults family (service level, always with the fake judge); True if any
+    fault was mishandled."""
+    from judge.redteam import audit_faults
+
+    console = Console(width=160 if not sys.stdout.isatty() else None, highlight=False)
+    runs = audit_faults.run_all(settings_from_args(args))
+    audit_faults.render(runs, console)
+    return not all(run.passed for run in runs)
+
+
 def _usage_problem(args: argparse.Namespace) -> str | None:
+    from judge.redteam.audit_faults import FAMILY as AUDIT_FAULTS
     from judge.redteam.suite import FAMILIES
 
     if args.no_judge:
         return "--no-judge makes every claim unverified; use --judge fake-permissive instead"
     if args.base_url and args.judge in ("fake", "fake-permissive"):
         return "--base-url names a real judge; it cannot go with --judge fake"
-    unknown = [f for f in args.family if f not in FAMILIES]
+    known = (*FAMILIES, AUDIT_FAULTS)
+    unknown = [f for f in args.family if f not in known]
     if unknown:
-        return f"unknown family {', '.join(unknown)}; the families are {', '.join(FAMILIES)}"
+        return f"unknown family {', '.join(unknown)}; the families are {', '.join(known)}"
     if args.sample is not None and args.sample < 1:
         return "--sample must be at least 1"
     if args.dev_limit < 1:

@@ -1,7 +1,11 @@
 """`judge replay ID`: re-run a logged request against the current judge and list what changed.
 
-Exit 0 when every verdict label and the action are unchanged, 1 when any changed. The replay
-is itself recorded (kind ``replay``, with the id it replayed).
+The judge is asked again: the verdict cache is neither read nor written unless ``--cache`` is
+given, since cached verdicts would hide exactly the changes a replay is for. Exit 0 when every
+verdict label and the action are unchanged, 1 when any changed, 3 when the record is missing
+or fails its integrity check, 4 when the judge could not answer (every claim a verifier error:
+an outage, not a regression). The replay is itself recorded (kind ``replay``, with the id it
+replayed), unless it was an outage.
 """
 
 from __future__ import annotations
@@ -18,11 +22,11 @@ from judge.cli.app import EXIT_NOT_PASSED, EXIT_PASS
 from judge.cli.audit import audit_path
 from judge.cli.common import add_judge_options, settings_from_args
 from judge.config import Settings
-from judge.errors import InputError
+from judge.errors import AuditError, InputError, JudgeUnavailable
 from judge.pipeline.runner import verify
 from judge.protocols import Judge
 from judge.reports.console import printable
-from judge.schemas import VerifyResponse
+from judge.schemas import Label, VerifyResponse
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,6 +36,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--audit-db", type=Path, help="audit log (default: $JUDGE_STATE_DIR/audit.sqlite3)"
     )
     parser.add_argument("--no-record", action="store_true", help="do not log the replay")
+    parser.add_argument(
+        "--cache", action="store_true", help="allow cached verdicts (default: ask the judge again)"
+    )
     add_judge_options(parser)
     parser.set_defaults(run=run)
 
@@ -84,9 +91,15 @@ async def replay(
     logged = audit.get(record_id)
     if logged is None:
         raise InputError(f"no record with id {record_id!r}", field="id")
+    tampered = audit.check_record(record_id)
+    if tampered is not None:
+        raise AuditError(f"record {record_id} cannot be replayed: {tampered}")
     request = logged.verify_request()
     before = logged.verify_response()
     after = await verify(request, settings, judge=judge, use_judge=use_judge)
+    outage = _outage(after)
+    if outage is not None:
+        raise JudgeUnavailable(f"replay of {record_id} got no verdict from the judge: {outage}")
     changes = compare(before, after)
     if record:
         audit.record(
@@ -95,8 +108,17 @@ async def replay(
     return Replay(record_id, before, after, changes)
 
 
+def _outage(after: VerifyResponse) -> str | None:
+    """The judge's error when every claim is a verifier error, else ``None``."""
+    if not after.verdicts or any(v.label is not Label.VERIFIER_ERROR for v in after.verdicts):
+        return None
+    return after.verdicts[0].error or after.verdicts[0].reason
+
+
 def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
+    if not args.cache:
+        settings = settings.model_copy(update={"cache_enabled": False})
     path = args.audit_db or audit_path(args)
     with AuditLog.open(path, create=False) as audit:
         result = asyncio.run(

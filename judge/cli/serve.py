@@ -34,6 +34,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--request-timeout", type=float, default=120.0, help="seconds per request (default 120)"
     )
     parser.add_argument(
+        "--header-timeout", type=float, default=10.0, help="seconds to send request headers"
+    )
+    parser.add_argument(
+        "--body-timeout", type=float, default=10.0, help="seconds to send the request body"
+    )
+    parser.add_argument(
         "--audit-db", type=Path, help="audit log (default: $JUDGE_STATE_DIR/audit.sqlite3)"
     )
     parser.add_argument(
@@ -67,12 +73,14 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from judge.service.app import ServeOptions, create_app
+    from judge.service.transport import server_config
 
     options = ServeOptions(
         token=read_token(args),
         max_body_bytes=args.max_body_bytes,
         max_claims=args.max_claims,
         request_timeout_s=args.request_timeout,
+        body_timeout_s=args.body_timeout,
         audit_path=args.audit_db,
         use_judge=not args.no_judge,
     )
@@ -81,6 +89,11 @@ def run(args: argparse.Namespace) -> int:
             f"judge: warning: serving on {args.host} without a token; set {TOKEN_ENV}",
             file=sys.stderr,
         )
+    if args.header_timeout <= 0 or args.body_timeout <= 0:
+        raise ConfigError("the header and body timeouts must be positive")
     app = create_app(settings_from_args(args), options)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    config = server_config(
+        app, host=args.host, port=args.port, header_timeout_s=args.header_timeout
+    )
+    uvicorn.Server(config).run()
     return 0

@@ -24,6 +24,7 @@ from judge.errors import CacheFault
 from judge.pipeline.entail.types import EntailmentResult, JudgeLabel, Premise
 from judge.schemas import JudgeTrace
 from judge.schemas.ledger import canonical_hash, content_hash
+from judge.state import private_dir, private_files
 
 _FORMAT = 1
 
@@ -73,18 +74,36 @@ def verdict_key(
     return key
 
 
+# No shared memory and no memory-mapped I/O: SQLite maps a WAL's -shm file, and a -shm
+# truncated or made unwritable under a running process kills it with SIGBUS. Values stay in
+# SQLite (never separate files), so every file of the cache is the database, owner-only.
+_STORE_SETTINGS: dict[str, Any] = {
+    "sqlite_journal_mode": "delete",
+    "sqlite_mmap_size": 0,
+    "disk_min_file_size": 1 << 30,
+}
+
+
 class VerdictCache:
     def __init__(self, directory: Path | str) -> None:
         self.directory = Path(directory)
         try:
-            self._store = diskcache.Cache(str(self.directory))
+            private_dir(self.directory)
+            self._store = diskcache.Cache(str(self.directory), **_STORE_SETTINGS)
+            private_files(self.directory)
         except Exception as exc:  # any failure of the store fails closed
             raise CacheFault(f"cannot open verdict cache at {self.directory}: {exc}") from exc
 
     @classmethod
     def from_settings(cls, settings: Settings) -> VerdictCache | None:
         """The cache under ``settings.cache_dir``, or ``None`` when caching is off."""
-        return cls(settings.cache_dir) if settings.cache_enabled else None
+        if not settings.cache_enabled:
+            return None
+        try:
+            private_dir(settings.state_dir)
+        except OSError as exc:
+            raise CacheFault(f"cannot open verdict cache at {settings.cache_dir}: {exc}") from exc
+        return cls(settings.cache_dir)
 
     def get(self, key: str) -> EntailmentResult | None:
         """The stored verdict, marked cached (no calls, no tokens); ``None`` on a miss."""

@@ -52,6 +52,7 @@ class ServeOptions:
     max_body_bytes: int = 2_000_000
     max_claims: int | None = None
     request_timeout_s: float = 120.0
+    body_timeout_s: float = 10.0  # the whole body must arrive within this
     audit_path: Path | None = None
     use_judge: bool = True
 
@@ -166,6 +167,7 @@ def create_app(
         max_body_bytes=options.max_body_bytes,
         token=options.token,
         on_reject=service.metrics.observe_rejected,
+        body_timeout_s=options.body_timeout_s,
     )
     _add_routes(app, service)
     return app
@@ -261,7 +263,9 @@ def _add_routes(app: FastAPI, service: Service) -> None:
             if service.audit is None:
                 raise AuditError("the audit log is not open")
             await asyncio.to_thread(service.audit.migrations)
-            checks["audit"] = "ok"
+            # Readable is not enough: ready means the next answer can be recorded.
+            fault = await asyncio.to_thread(service.audit.fault)
+            checks["audit"] = fault or "ok"
         except AuditError as exc:
             checks["audit"] = str(exc)
         ready = all(value == "ok" for value in checks.values())

@@ -1,11 +1,14 @@
-"""Checks before a request reaches a handler: body size (before any parsing) and bearer token."""
+"""Checks before a request reaches a handler: credentials only in the Authorization header,
+the bearer token, body size (before any parsing) and how long the body may take to arrive."""
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
+from urllib.parse import parse_qsl
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -14,11 +17,19 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 OPEN_PATHS = frozenset({"/healthz", "/readyz"})  # probes answer without a token
+# Query parameters that carry credentials. URLs end up in access logs, proxies and browser
+# history, so such a request is refused even when the header is right.
+CREDENTIAL_PARAMS = frozenset(
+    {"token", "access_token", "api_key", "apikey", "key", "auth", "bearer", "password"}
+)
+BODY_TIMEOUT_S = 10.0
 
 
 class RequestGuard:
-    """ASGI middleware: refuses a body over ``max_body_bytes`` with 413 and, when a token is
-    set, any request to a path outside :data:`OPEN_PATHS` without it with 401.
+    """ASGI middleware: refuses a credential in the query string with 400, a body over
+    ``max_body_bytes`` with 413, a body that has not arrived within ``body_timeout_s`` with
+    408 (and closes the connection) and, when a token is set, any request to a path outside
+    :data:`OPEN_PATHS` without it with 401.
 
     The body is read here, up to the limit, and handed on intact; a declared Content-Length
     over the limit is refused without reading anything.
@@ -31,9 +42,11 @@ class RequestGuard:
         max_body_bytes: int,
         token: str | None,
         on_reject: Callable[[str], None] = lambda reason: None,
+        body_timeout_s: float = BODY_TIMEOUT_S,
     ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.body_timeout_s = body_timeout_s
         self._token = token.encode("utf-8") if token else None
         self._on_reject = on_reject
 
@@ -42,6 +55,11 @@ class RequestGuard:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v for k, v in scope.get("headers", [])}
+        if credential_in_query(scope.get("query_string", b"")):
+            self._on_reject("credential_in_query")
+            detail = "credentials go in the Authorization header, never in the URL"
+            await _reply(send, 400, detail)
+            return
         if (
             self._token is not None
             and scope.get("path") not in OPEN_PATHS
@@ -62,15 +80,22 @@ class RequestGuard:
                 return
         body = bytearray()
         more = True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body.extend(message.get("body", b""))
-            more = bool(message.get("more_body", False))
-            if len(body) > self.max_body_bytes:
-                await self._too_large(send)
-                return
+        try:
+            async with asyncio.timeout(self.body_timeout_s):
+                while more:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return
+                    body.extend(message.get("body", b""))
+                    more = bool(message.get("more_body", False))
+                    if len(body) > self.max_body_bytes:
+                        await self._too_large(send)
+                        return
+        except TimeoutError:
+            self._on_reject("body_timeout")
+            detail = f"request body not received within {self.body_timeout_s:g} s"
+            await _reply(send, 408, detail, {"connection": "close"})
+            return
         replayed = False
 
         async def replay() -> Message:
@@ -85,6 +110,14 @@ class RequestGuard:
     async def _too_large(self, send: Send) -> None:
         self._on_reject("too_large")
         await _reply(send, 413, f"request body over the limit of {self.max_body_bytes} bytes")
+
+
+def credential_in_query(query_string: bytes) -> bool:
+    try:
+        pairs = parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)
+    except ValueError:
+        return False
+    return any(name.lower() in CREDENTIAL_PARAMS for name, _ in pairs)
 
 
 def token_matches(header: bytes | None, token: bytes) -> bool:

@@ -154,9 +154,10 @@ def test_general_records_for_other_kinds(log: AuditLog) -> None:
     assert log.count("verify") == 0
 
 
-def test_pragmas_wal_full_and_owner_only_permissions(log: AuditLog) -> None:
+def test_pragmas_no_shared_memory_full_and_owner_only_permissions(log: AuditLog) -> None:
     conn = log._conn
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    assert conn.execute("PRAGMA mmap_size").fetchone()[0] == 0
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
     assert stat.S_IMODE(log.path.stat().st_mode) == 0o600
 

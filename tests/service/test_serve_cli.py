@@ -17,7 +17,13 @@ from judge.errors import ConfigError, JudgeUnavailable
 from judge.schemas import Label
 from judge.service.app import ServeOptions, create_app
 from judge.service.openapi import OPENAPI_PATH, render_openapi
-from tests.support.fake_judge import FakeJudgeServer, connection_refused, fake_settings
+from tests.support.fake_judge import (
+    FakeJudgeServer,
+    connection_refused,
+    fake_settings,
+    requested_variant,
+    verdict_response,
+)
 
 EVIDENCE = [
     {"id": "P1", "source": "docs/policy.md",
@@ -173,6 +179,12 @@ def test_audit_show_and_export(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main(["audit", "show", rid, "--audit-db", str(tmp_path / "none.sqlite3")]) == 3
 
 
+def always_unsupported(request: dict[str, Any]) -> dict[str, Any]:
+    """A judge that changed its mind: every claim unsupported."""
+    scores = {"supported": 0.05, "unsupported": 0.9, "contradicted": 0.05}
+    return verdict_response("unsupported", variant=requested_variant(request), scores=scores)
+
+
 async def test_replay_reports_changed_verdicts(tmp_path: Path) -> None:
     path, bodies = serve_requests(
         tmp_path, [{"evidence": EVIDENCE, "claims": [TRUE_POLICY, TRUE_TIMING]}]
@@ -182,19 +194,23 @@ async def test_replay_reports_changed_verdicts(tmp_path: Path) -> None:
     with AuditLog.open(path) as audit:
         same = await replay(audit, rid, settings, judge=FakeJudgeServer().judge(settings))
         assert same.changes == []
-        down = FakeJudgeServer(lambda _request: connection_refused()).judge(settings)
-        changed = await replay(audit, rid, settings, judge=down)
+        stricter = FakeJudgeServer(always_unsupported)
+        changed = await replay(audit, rid, settings, judge=stricter.judge(settings))
         assert [(c.claim_id, c.before, c.after) for c in changed.changes] == [
-            ("c1", "supported", "verifier_error"),
-            ("c2", "supported", "verifier_error"),
-            ("(action)", "pass", "block"),
+            ("c1", "supported", "unsupported"),
+            ("c2", "supported", "unsupported"),
+            ("(action)", "pass", "regenerate"),
         ]
+        # A judge that is down is an outage, not a regression: refused, and not logged.
+        down = FakeJudgeServer(lambda _request: connection_refused()).judge(settings)
+        with pytest.raises(JudgeUnavailable, match="got no verdict from the judge"):
+            await replay(audit, rid, settings, judge=down)
         replays = list(audit.iter_since(None, kind="replay"))
         assert [r.extra for r in replays] == [
             {"changes": 0, "replay_of": rid},
             {"changes": 3, "replay_of": rid},
         ]
-        assert changed.after.verdicts[0].label is Label.VERIFIER_ERROR
+        assert changed.after.verdicts[0].label is Label.UNSUPPORTED
 
 
 def test_replay_command_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,49 @@
+"""Owner-only state: folders 0700 and files 0600 whatever the umask."""
+
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from judge.local_models.files import file_lock, write_json_atomic
+from judge.state import private_dir
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@pytest.fixture(autouse=True)
+def open_umask() -> Iterator[None]:
+    previous = os.umask(0o022)
+    yield
+    os.umask(previous)
+
+
+def test_private_dir_creates_missing_parents_owner_only(tmp_path: Path) -> None:
+    tmp_path.chmod(0o755)
+    target = tmp_path / "a" / "b" / "state"
+    private_dir(target)
+    assert [mode(p) for p in (tmp_path / "a", tmp_path / "a" / "b", target)] == [0o700] * 3
+    assert mode(tmp_path) == 0o755  # a folder that existed is not the verifier's to change
+
+
+def test_private_dir_tightens_an_existing_state_dir_unless_told_not_to(tmp_path: Path) -> None:
+    loose = tmp_path / "loose"
+    loose.mkdir(mode=0o755)
+    private_dir(loose, tighten=False)
+    assert mode(loose) == 0o755
+    private_dir(loose)
+    assert mode(loose) == 0o700
+
+
+def test_local_server_state_files_are_owner_only(tmp_path: Path) -> None:
+    state = tmp_path / "state" / "server" / "server.json"
+    write_json_atomic(state, {"pid": 1})
+    assert mode(state) == 0o600 and mode(state.parent) == 0o700
+    lock = tmp_path / "state" / "server" / ".lock"
+    with file_lock(lock, 1.0, "the test lock"):
+        pass
+    assert mode(lock) == 0o600
