@@ -56,14 +56,16 @@ async def verify(
     *,
     judge: Judge | None = None,
     use_judge: bool = True,
+    thresholds: calibration.Thresholds | None = None,
 ) -> VerifyResponse:
     """Verify an answer against its evidence. With ``use_judge=False`` no model is consulted and
-    claims that pass every exact check are reported ``unverified`` (never ``supported``)."""
+    claims that pass every exact check are reported ``unverified`` (never ``supported``).
+    ``thresholds`` are read from the settings (and calibration file) when not given."""
     started = time.perf_counter()
     settings = settings or load_settings()
     req = parse_request(request)
     ledger = freeze_ledger(req.evidence, settings)
-    thresholds = calibration.active_thresholds(settings)
+    thresholds = thresholds or calibration.active_thresholds(settings)
     request_id = uuid.uuid4().hex
 
     run = _Run(request_id, ledger, req, settings, started, thresholds.hash)
