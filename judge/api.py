@@ -228,7 +228,8 @@ class Verifier:
         for_request = getattr(judge, "for_request", None)
         if for_request is None:
             return judge
-        view: Judge = for_request(ledger_hash=freeze_ledger(req.evidence, self.settings).ledger_hash)
+        ledger = freeze_ledger(req.evidence, self.settings)
+        view: Judge = for_request(ledger_hash=ledger.ledger_hash)
         return view
 
     def _worker_thread(self) -> _LoopThread:
