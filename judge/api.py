@@ -35,7 +35,7 @@ from judge.config import Settings, _refuse_unknown, load_settings
 from judge.errors import ConfigError, InputError, VerifierFault
 from judge.pipeline import runner
 from judge.pipeline.entail import thresholds as calibration
-from judge.pipeline.inputs import parse_request
+from judge.pipeline.inputs import input_error_from, parse_request
 from judge.pipeline.ledger import freeze_ledger
 from judge.protocols import Judge
 from judge.schemas import Passage, StructuredClaim, VerifyRequest, VerifyResponse
@@ -46,7 +46,14 @@ RequestLike = VerifyRequest | Mapping[str, Any]
 
 T = TypeVar("T")
 
-__all__ = ["Verifier", "build_request", "settings_with", "verify", "verify_sync"]
+__all__ = [
+    "Verifier",
+    "build_request",
+    "evidence_passages",
+    "settings_with",
+    "verify",
+    "verify_sync",
+]
 
 
 def build_request(
@@ -68,6 +75,21 @@ def build_request(
     if question is not None:
         data["question"] = question
     return parse_request(data)
+
+
+def evidence_passages(evidence: Iterable[EvidenceItem], field: str = "evidence") -> list[Passage]:
+    """Passages from strings (``S1``, ``S2``, ... by position), dicts or Passages; a bad item
+    raises ``InputError`` naming it (``evidence[1].text``)."""
+    out: list[Passage] = []
+    for index, item in _items(evidence, field):
+        data = _passage(item, index, field)
+        try:
+            out.append(Passage.model_validate(data))
+        except ValidationError as exc:
+            error = input_error_from(exc)
+            where = f"{field}[{index}]" + ("" if error.field == "request" else f".{error.field}")
+            raise InputError(error.args[0], where) from None
+    return out
 
 
 def settings_with(settings: Settings | None = None, **overrides: Any) -> Settings:
@@ -329,7 +351,7 @@ def _items(values: Iterable[T], field: str = "evidence") -> Iterable[tuple[int, 
     return enumerate(values)
 
 
-def _passage(item: EvidenceItem, index: int) -> Any:
+def _passage(item: EvidenceItem, index: int, field: str = "evidence") -> Any:
     if isinstance(item, str):
         return {"id": f"S{index + 1}", "text": item}
     if isinstance(item, Passage):
@@ -337,7 +359,7 @@ def _passage(item: EvidenceItem, index: int) -> Any:
     if isinstance(item, Mapping):
         return dict(item)
     raise InputError(
-        f"expected a string, a dict or a Passage, not {type(item).__name__}", f"evidence[{index}]"
+        f"expected a string, a dict or a Passage, not {type(item).__name__}", f"{field}[{index}]"
     )
 
 
