@@ -227,4 +227,3 @@ def test_passed_and_failing_survive_a_json_round_trip(tmp_path: Path) -> None:
     assert back.passed is result.passed is False
     assert [v.claim.id for v in back.failing] == [v.claim.id for v in result.failing]
     assert "passed" not in result.model_dump()  # the JSON schema is unchanged
-

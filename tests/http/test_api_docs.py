@@ -81,9 +81,7 @@ def test_the_page_has_the_snippets_it_promises() -> None:
     assert sum(output is not None for _, output in snippets()) >= 6
 
 
-def test_every_snippet_runs_and_prints_what_the_page_shows(
-    judge_env: str, tmp_path: Path
-) -> None:
+def test_every_snippet_runs_and_prints_what_the_page_shows(judge_env: str, tmp_path: Path) -> None:
     namespace: dict[str, Any] = {"__name__": "__docs__"}
     with guard_service(tmp_path, judge_env) as guard_url:
         for number, (code, expected) in enumerate(snippets(), start=1):
