@@ -112,6 +112,15 @@ class Settings(BaseSettings):
     repair_min_kept_ratio: float = Field(default=0.5, ge=0.0, le=1.0)
     max_regenerations: int = Field(default=1, ge=0, le=3)
 
+    # The generator behind the guard endpoint (`judge serve`, POST /v1/chat/completions).
+    generator_base_url: str | None = None
+    generator_model: str | None = Field(
+        default=None, description="model id sent to the generator (default: the caller's)"
+    )
+    generator_api_key: str | None = Field(
+        default=None, description="the generator's API key (default: api_key)"
+    )
+
     # State.
     state_dir: Path = Field(default_factory=default_state_dir)
     cache_enabled: bool = True

@@ -154,3 +154,14 @@ class VerifyResponse(BaseModel):
     seconds: float = 0.0
     calibration_hash: str | None = None
     limits_exceeded: list[str] = Field(default_factory=list)
+
+    # Properties, not fields: a response read back from JSON (audit log, HTTP) has the same shape.
+    @property
+    def passed(self) -> bool:
+        """True only when the answer may be shown as it is."""
+        return self.action is Action.PASS
+
+    @property
+    def failing(self) -> list[ClaimVerdict]:
+        """The verdicts of the claims that stop the answer from passing."""
+        return [v for v in self.verdicts if v.label in FAILING_LABELS]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, NoReturn, Protocol, cast
@@ -80,15 +80,31 @@ class HttpGenerator:
         return served[0]
 
     async def generate(self, prompt: RenderedPrompt) -> Generation:
-        model = await self.resolve_model()
+        return await self.complete(prompt.messages())
+
+    async def complete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        model: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> Generation:
+        """One completion of ``messages`` as given (the guard endpoint forwards a caller's chat).
+        ``model``, ``max_tokens`` and ``temperature`` default to this generator's; ``options``
+        are further sampling parameters (``top_p``, ``stop``, ``seed``, ...)."""
+        model = model or await self.resolve_model()
+        max_tokens = max_tokens or self.max_tokens
         self.calls += 1
         started = time.perf_counter()
         try:
             completion = await self._client.chat.completions.create(
                 model=model,
-                messages=cast(Any, prompt.messages()),
-                max_tokens=self.max_tokens,
-                temperature=self.temperature,
+                messages=cast(Any, list(messages)),
+                max_tokens=max_tokens,
+                temperature=self.temperature if temperature is None else temperature,
+                **dict(options or {}),
             )
         except Exception as exc:
             _raise_fault(exc)
@@ -98,9 +114,7 @@ class HttpGenerator:
         choice = completion.choices[0]
         text = (choice.message.content or "").strip()
         if choice.finish_reason == "length":
-            raise GeneratorFault(
-                f"the generator's answer was cut off at max_tokens={self.max_tokens}"
-            )
+            raise GeneratorFault(f"the generator's answer was cut off at max_tokens={max_tokens}")
         if not text:
             raise GeneratorFault("the generator returned an empty answer")
         usage = completion.usage

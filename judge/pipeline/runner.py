@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judge.config import Settings, load_settings
+from judge.judges.binding import bind_request
 from judge.judges.endpoint import judge_for_run
 from judge.judges.wrappers import UnavailableJudge
 from judge.pipeline.align import AlignmentStatus, align_claims
@@ -67,7 +68,10 @@ async def verify(
         return run.finish(limits=limits)
 
     async with judge_for_run(settings, judge, use_judge=use_judge) as opened:
-        extractor = None if isinstance(opened, UnavailableJudge) else opened
+        # One view of the judge for the whole request: a fresh prompt-fence nonce, kept across
+        # its claims so the evidence prefix is byte-identical for the server's prefix cache.
+        judge_view = bind_request(opened, ledger.ledger_hash) if opened is not None else None
+        extractor = None if isinstance(judge_view, UnavailableJudge) else judge_view
         extraction = await extract_claims(req, extractor, settings)
         claims = extraction.claims
         if len(claims) > settings.max_claims:
@@ -102,7 +106,7 @@ async def verify(
             else:
                 pending.append((index, context.for_claim(alignment, outcomes)))
 
-        judged = await entail_all([claim for _, claim in pending], opened)
+        judged = await entail_all([claim for _, claim in pending], judge_view)
         for (index, _), verdict in zip(pending, judged, strict=True):
             verdicts[index] = verdict
         final = [v for v in verdicts if v is not None]

@@ -33,6 +33,7 @@ from judge.pipeline.inputs import parse_request
 from judge.pipeline.runner import verify
 from judge.protocols import Judge
 from judge.schemas import VerifyRequest, VerifyResponse
+from judge.service.chat import ChatGenerator, ChatGuard
 from judge.service.failsafe import failure_response, never_pass_on_error, ping_judge
 from judge.service.guard import RequestGuard
 from judge.service.metrics import CONTENT_TYPE_LATEST, ServiceMetrics
@@ -98,8 +99,11 @@ class Service:
         self.metrics = ServiceMetrics()
         self.thresholds = active_thresholds(self.settings)
 
-    async def verify(self, req: VerifyRequest) -> VerifyResponse:
-        """Verify within the request's time budget; never raises a verifier fault."""
+    async def verify(self, req: VerifyRequest, settings: Settings | None = None) -> VerifyResponse:
+        """Verify within the request's time budget; never raises a verifier fault. ``settings``
+        (the service's by default) may change per request what the guard endpoint lets a
+        caller choose (the citation policy)."""
+        settings = settings or self.settings
         budget = self.options.request_timeout_s
         loop = asyncio.get_running_loop()
         deadline = loop.time() + budget
@@ -110,14 +114,14 @@ class Service:
             async with asyncio.timeout_at(deadline + DEADLINE_GRACE_S):
                 response = await verify(
                     req,
-                    self.settings,
+                    settings,
                     judge=judge,
                     use_judge=use_judge,
                     thresholds=self.thresholds,
                 )
         except TimeoutError:
             message = f"RequestDeadlineExceeded: request timed out after {budget:g} s"
-            response = failure_response(req, self.settings, uuid.uuid4().hex, message, budget)
+            response = failure_response(req, settings, uuid.uuid4().hex, message, budget)
         except InputError:
             raise
         except Exception as exc:
@@ -125,7 +129,7 @@ class Service:
             log.exception("verification failed unexpectedly")
             message = f"unexpected {type(exc).__name__}: {exc}"
             seconds = budget - (deadline - loop.time())
-            response = failure_response(req, self.settings, uuid.uuid4().hex, message, seconds)
+            response = failure_response(req, settings, uuid.uuid4().hex, message, seconds)
         return never_pass_on_error(response)
 
 
@@ -135,11 +139,13 @@ def create_app(
     *,
     judge: Judge | None = None,
     audit: AuditLog | None = None,
+    generator: ChatGenerator | None = None,
 ) -> FastAPI:
-    """Build the app. A ``judge`` or ``audit`` given here is used as is and not closed; those
-    left out are opened when the app starts and closed when it stops."""
+    """Build the app. A ``judge``, ``audit`` or ``generator`` given here is used as is and not
+    closed; those left out are opened when the app starts and closed when it stops."""
     options = options or ServeOptions()
     service = Service(settings, options, judge, audit)
+    chat = ChatGuard(service, generator)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -150,6 +156,7 @@ def create_app(
                 stack.callback(service.audit.close)
             if service.judge is None and options.use_judge:
                 service.judge = await stack.enter_async_context(_open_judge(service.settings))
+            await stack.enter_async_context(chat.opened())
             yield
 
     app = VerifierApp(
@@ -170,6 +177,7 @@ def create_app(
         body_timeout_s=options.body_timeout_s,
     )
     _add_routes(app, service)
+    chat.add_routes(app)
     return app
 
 

@@ -1,7 +1,8 @@
 """The service's OpenAPI schema, committed as ``schemas/openapi.json``.
 
-The request body of ``/v1/verify`` is parsed by hand (size checked first, one-line errors), so
-FastAPI cannot see its model; its schema is added to the components here.
+The request bodies of ``/v1/verify`` and ``/v1/chat/completions`` are parsed by hand (size
+checked first, one-line errors), so FastAPI cannot see their models; their schemas are added to
+the components here.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from fastapi.openapi.utils import get_openapi
 
 from judge import schemas
 from judge.schemas import VerifyRequest
+from judge.service.chat import ChatCompletionRequest
 from judge.service.guard import OPEN_PATHS
 
 REF_TEMPLATE = "#/components/schemas/{model}"
@@ -27,12 +29,13 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     )
     components = schema.setdefault("components", {})
     models = components.setdefault("schemas", {})
-    request_schema = VerifyRequest.model_json_schema(ref_template=REF_TEMPLATE)
-    for name, definition in request_schema.pop("$defs", {}).items():
-        if name in models and models[name] != definition:
-            raise ValueError(f"two different schemas named {name!r}")
-        models[name] = definition
-    models["VerifyRequest"] = request_schema
+    for model in (VerifyRequest, ChatCompletionRequest):
+        request_schema = model.model_json_schema(ref_template=REF_TEMPLATE)
+        for name, definition in request_schema.pop("$defs", {}).items():
+            if name in models and models[name] != definition:
+                raise ValueError(f"two different schemas named {name!r}")
+            models[name] = definition
+        models[model.__name__] = request_schema
     components["securitySchemes"] = {
         "bearer": {
             "type": "http",

@@ -8,7 +8,6 @@ import asyncio
 from collections.abc import Sequence
 
 from judge.errors import VerifierFault, fault_text
-from judge.judges.binding import bind_request
 from judge.judges.wrappers import UnavailableJudge
 from judge.pipeline.context import ClaimContext
 from judge.pipeline.entail.claim import judge_claim
@@ -18,15 +17,15 @@ from judge.schemas import CheckOutcome, Claim, ClaimVerdict, Label
 
 
 async def entail_all(claims: Sequence[ClaimContext], judge: Judge | None) -> list[ClaimVerdict]:
-    """Judge every claim; results keep the input order. Without a judge (``use_judge`` off)
-    claims are ``unverified``; with one that could not be opened, ``verifier_error``."""
+    """Judge every claim with ``judge`` (the request's view of it); results keep the input
+    order. Without a judge (``use_judge`` off) claims are ``unverified``; with one that could
+    not be opened, ``verifier_error``."""
     if judge is None:
         return [_unverified(c) for c in claims]
     if isinstance(judge, UnavailableJudge):
         return [error_verdict(c.alignment.claim, c.outcomes, judge.reason) for c in claims]
     if not claims:
         return []
-    view = bind_request(judge, claims[0].ledger.ledger_hash)
     semaphore = asyncio.Semaphore(claims[0].settings.concurrency)
     results: list[ClaimVerdict | None] = [None] * len(claims)
     judged = 0
@@ -35,7 +34,7 @@ async def entail_all(claims: Sequence[ClaimContext], judge: Judge | None) -> lis
     async def run(position: int) -> None:
         nonlocal judged
         async with semaphore:
-            results[position] = await judge_one(view, claims[position])
+            results[position] = await judge_one(judge, claims[position])
         judged += 1
         claims_judged(judged, len(claims))
 

@@ -1,0 +1,434 @@
+"""The guard endpoint: ``POST /v1/chat/completions``, OpenAI-compatible.
+
+An application points its OpenAI client at the service and adds the evidence in an extension
+field, ``"grounding": {"evidence": [...]}`` (``extra_body`` in the openai SDK). The chat is
+forwarded to the generator (``generator_base_url``), the reply is verified against that
+evidence, and what comes back is only ever verified text:
+
+    pass                  the reply as it is
+    repair                the repaired reply (failing sentences cut out)
+    regenerate or block   a refusal that says what the evidence does not support
+    judge fault           a refusal (outcome ``verifier_error``), never the reply
+    generator fault       HTTP 502 with an OpenAI-style error body
+    audit log fault       HTTP 503: the reply is withheld, never released unrecorded
+
+The verification goes back in the response's ``grounding`` field. ``stream: true`` is
+accepted: the reply is generated and verified first, then sent as server-sent-event chunks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
+
+from fastapi import FastAPI, Request, Response
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
+
+from judge.answer.generator import DEFAULT_MAX_TOKENS, Generation, HttpGenerator
+from judge.api import evidence_passages
+from judge.config import CitationPolicy, Settings
+from judge.errors import AuditError, ConfigError, GeneratorFault, InputError
+from judge.pipeline.inputs import input_error_from
+from judge.pipeline.ledger import freeze_ledger
+from judge.schemas import Action, Label, Passage, VerifyRequest, VerifyResponse
+
+if TYPE_CHECKING:
+    from judge.service.app import Service
+
+log = logging.getLogger("judge.service.chat")
+
+CHAT_PATH = "/v1/chat/completions"
+AUDIT_KIND = "chat"
+WITHHELD = "No verified answer can be given"
+# Request fields whose replies are not plain text this service can verify.
+UNSUPPORTED_FIELDS = (
+    "tools",
+    "tool_choice",
+    "functions",
+    "function_call",
+    "response_format",
+    "audio",
+    "modalities",
+    "logprobs",
+    "top_logprobs",
+)
+# Sampling parameters passed on to the generator as they are.
+FORWARDED_FIELDS = ("top_p", "stop", "seed", "presence_penalty", "frequency_penalty")
+
+Outcome = Literal["passed", "repaired", "refused", "verifier_error"]
+
+
+class ChatGenerator(Protocol):
+    """Completes a caller's chat as it is (:class:`~judge.answer.generator.HttpGenerator`);
+    raises ``GeneratorFault`` when it cannot."""
+
+    async def complete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        model: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> Generation: ...
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    role: str = Field(min_length=1)
+    content: str | list[dict[str, Any]] | None = None
+
+
+class GroundingOptions(BaseModel):
+    """The extension field of a guarded request: the evidence the reply must be grounded in."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    evidence: Annotated[
+        list[Any],
+        Field(min_length=1, description="Passages: strings (ids S1, S2, ...) or objects."),
+        WithJsonSchema(
+            {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "anyOf": [
+                        {"type": "string"},
+                        {"type": "object", "description": "A passage, as in VerifyRequest."},
+                    ]
+                },
+            }
+        ),
+    ]
+    citation_policy: CitationPolicy | None = Field(
+        default=None, description="strict: uncited claims fail; search: they are aligned"
+    )
+    question: str | None = Field(default=None, description="Default: the last user message.")
+
+
+class ChatCompletionRequest(BaseModel):
+    """An OpenAI chat-completions request with the ``grounding`` extension field."""
+
+    model_config = ConfigDict(extra="allow")
+
+    model: str = Field(min_length=1)
+    messages: list[ChatMessage] = Field(min_length=1)
+    grounding: GroundingOptions
+    stream: bool = False
+    n: Literal[1] = Field(default=1, description="One choice: the one that is verified.")
+    max_tokens: int | None = Field(default=None, ge=1)
+    max_completion_tokens: int | None = Field(default=None, ge=1)
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    top_p: float | None = Field(default=None, ge=0.0, le=1.0)
+    stop: str | list[str] | None = None
+    seed: int | None = None
+    presence_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
+    frequency_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
+
+
+class AssistantMessage(BaseModel):
+    role: Literal["assistant"] = "assistant"
+    content: str
+
+
+class Choice(BaseModel):
+    index: int = 0
+    message: AssistantMessage
+    finish_reason: Literal["stop"] = "stop"
+
+
+class Usage(BaseModel):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class Grounding(BaseModel):
+    """What the guard did with the reply, and the verification it decided on."""
+
+    outcome: Outcome
+    verification: VerifyResponse
+
+
+class ChatCompletion(BaseModel):
+    id: str
+    object: Literal["chat.completion"] = "chat.completion"
+    created: int
+    model: str
+    choices: list[Choice]
+    usage: Usage
+    grounding: Grounding
+
+
+class OpenAIError(BaseModel):
+    message: str
+    type: str
+    param: str | None = None
+    code: str | None = None
+
+
+class OpenAIErrorBody(BaseModel):
+    error: OpenAIError
+
+
+class ChatGuard:
+    """The guard endpoint of one app: its generator and its route."""
+
+    def __init__(self, service: Service, generator: ChatGenerator | None = None) -> None:
+        self.service = service
+        self.generator = generator
+
+    @contextlib.asynccontextmanager
+    async def opened(self) -> AsyncIterator[None]:
+        """Open the configured generator for the app's lifetime (one given is left as it is)."""
+        settings = self.service.settings
+        if self.generator is not None or not settings.generator_base_url:
+            yield
+            return
+        async with open_guard_generator(settings) as generator:
+            self.generator = generator
+            try:
+                yield
+            finally:
+                self.generator = None
+
+    def add_routes(self, app: FastAPI) -> None:
+        errors: dict[int | str, dict[str, Any]] = {
+            401: {"description": "Missing or wrong bearer token."},
+            413: {"description": "Request body over the size limit."},
+            422: {"model": OpenAIErrorBody, "description": "Invalid request (names the field)."},
+            502: {"model": OpenAIErrorBody, "description": "The generator failed: no reply."},
+            503: {
+                "model": OpenAIErrorBody,
+                "description": "No generator configured, or the audit log is unavailable.",
+            },
+        }
+        app.add_api_route(
+            CHAT_PATH,
+            self.handle,
+            methods=["POST"],
+            response_model=ChatCompletion,
+            responses=errors,
+            summary="Chat completion, verified against the evidence it carries",
+            operation_id="chat_completions",
+            response_description=(
+                "The verified reply, the repaired reply, or a refusal; the verification is in "
+                "`grounding`. With `stream: true`, the same as server-sent events."
+            ),
+            openapi_extra={
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {"$ref": "#/components/schemas/ChatCompletionRequest"}
+                        }
+                    },
+                }
+            },
+        )
+
+    async def handle(self, request: Request) -> Response:
+        started = time.perf_counter()
+        service = self.service
+        try:
+            chat = parse_chat(await request.body())
+            passages = evidence_passages(chat.grounding.evidence, "grounding.evidence")
+            settings = _request_settings(service.settings, chat.grounding)
+            freeze_ledger(passages, settings)  # duplicate ids and limits, before any generation
+        except InputError as exc:
+            service.metrics.observe_rejected("invalid")
+            return _error(422, str(exc), "invalid_request_error", exc.field)
+        generator = self.generator
+        if generator is None:
+            message = "no generator configured: set JUDGE_GENERATOR_BASE_URL or generator_base_url"
+            return _error(503, message, "service_unavailable")
+        service.metrics.in_flight.inc()
+        try:
+            return await self._answer(chat, passages, settings, generator, started)
+        finally:
+            service.metrics.in_flight.dec()
+
+    async def _answer(
+        self,
+        chat: ChatCompletionRequest,
+        passages: list[Passage],
+        settings: Settings,
+        generator: ChatGenerator,
+        started: float,
+    ) -> Response:
+        service = self.service
+        model = settings.generator_model or chat.model
+        try:
+            generation = await _complete(generator, chat, model)
+        except (GeneratorFault, ConfigError) as exc:
+            log.error("generator failed: %s", exc)
+            service.metrics.observe_error(type(exc).__name__)
+            return _error(502, f"{type(exc).__name__}: {exc}", "generator_error")
+        req = VerifyRequest(evidence=passages, answer=generation.text, question=_question(chat))
+        try:
+            response = await service.verify(req, settings)
+        except InputError as exc:
+            service.metrics.observe_rejected("invalid")
+            return _error(422, str(exc), "invalid_request_error", exc.field)
+        outcome, text = guarded_reply(response, generation.text)
+        latency = time.perf_counter() - started
+        extra = {"outcome": outcome, "model": generation.model, "stream": chat.stream}
+        try:
+            if service.audit is None:
+                raise AuditError("the audit log is not open")
+            await asyncio.to_thread(
+                service.audit.record, req, response, kind=AUDIT_KIND, extra=extra, latency_s=latency
+            )
+        except AuditError as exc:
+            log.error("reply %s withheld: %s", response.request_id, exc)
+            service.metrics.observe_error(type(exc).__name__)
+            return _error(503, f"audit log unavailable, reply withheld: {exc}", "audit_error")
+        service.metrics.observe(req, response, latency)
+        completion = ChatCompletion(
+            id=f"chatcmpl-{response.request_id}",
+            created=int(time.time()),
+            model=generation.model,
+            choices=[Choice(message=AssistantMessage(content=text))],
+            usage=Usage(
+                prompt_tokens=generation.prompt_tokens,
+                completion_tokens=generation.completion_tokens,
+                total_tokens=generation.prompt_tokens + generation.completion_tokens,
+            ),
+            grounding=Grounding(outcome=outcome, verification=response),
+        )
+        headers = {"x-request-id": response.request_id}
+        if chat.stream:
+            return Response(sse_body(completion), media_type="text/event-stream", headers=headers)
+        body = completion.model_dump_json()
+        return Response(body, media_type="application/json", headers=headers)
+
+
+def guarded_reply(response: VerifyResponse, reply: str) -> tuple[Outcome, str]:
+    """What may be shown for ``reply``: itself, its repair, or a refusal naming the gap."""
+    errors = [v for v in response.verdicts if v.label is Label.VERIFIER_ERROR]
+    if errors:
+        return "verifier_error", f"{WITHHELD}: the reply could not be verified."
+    if response.action is Action.PASS:
+        return "passed", reply
+    if response.action is Action.REPAIR and response.repaired_answer:
+        return "repaired", response.repaired_answer
+    counts: dict[str, int] = {}
+    for verdict in response.failing:
+        counts[verdict.label.value] = counts.get(verdict.label.value, 0) + 1
+    found = ", ".join(f"{n} {label.replace('_', ' ')}" for label, n in counts.items())
+    gap = f" ({found} of {len(response.verdicts)} claims)" if found else ""
+    return "refused", f"{WITHHELD}: the evidence does not support the reply{gap}."
+
+
+def parse_chat(body: bytes) -> ChatCompletionRequest:
+    """The request, or an ``InputError`` naming the field at fault."""
+    try:
+        data = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        raise InputError("the body is not a readable JSON document", field="request") from None
+    if not isinstance(data, dict):
+        raise InputError("the request must be a JSON object", field="request")
+    for name in UNSUPPORTED_FIELDS:
+        if data.get(name) not in (None, False):
+            raise InputError("not supported: the guard verifies plain-text replies", field=name)
+    try:
+        return ChatCompletionRequest.model_validate(data)
+    except ValidationError as exc:
+        raise input_error_from(exc) from None
+
+
+def sse_body(completion: ChatCompletion) -> bytes:
+    """The verified completion as chat-completion chunks: the text, then the finish with the
+    ``grounding`` field, then ``[DONE]``."""
+    head = {
+        "id": completion.id,
+        "object": "chat.completion.chunk",
+        "created": completion.created,
+        "model": completion.model,
+    }
+    text = completion.choices[0].message.content
+    first = {**head, "choices": [_delta({"role": "assistant", "content": text}, None)]}
+    last = {
+        **head,
+        "choices": [_delta({}, "stop")],
+        "usage": completion.usage.model_dump(),
+        "grounding": completion.grounding.model_dump(mode="json"),
+    }
+    events = [f"data: {json.dumps(chunk)}\n\n" for chunk in (first, last)]
+    return ("".join(events) + "data: [DONE]\n\n").encode("utf-8")
+
+
+@contextlib.asynccontextmanager
+async def open_guard_generator(settings: Settings) -> AsyncIterator[HttpGenerator]:
+    from judge.answer.generator import build_http_generator
+
+    base_url = settings.generator_base_url
+    if not base_url:
+        raise ConfigError("no generator configured: set generator_base_url")
+    if settings.generator_api_key is not None:
+        settings = settings.model_copy(update={"api_key": settings.generator_api_key})
+    generator = build_http_generator(settings, base_url=base_url, model=settings.generator_model)
+    async with generator:
+        yield generator
+
+
+async def _complete(
+    generator: ChatGenerator, chat: ChatCompletionRequest, model: str
+) -> Generation:
+    options = {name: getattr(chat, name) for name in FORWARDED_FIELDS}
+    return await generator.complete(
+        [m.model_dump(exclude_none=True) for m in chat.messages],
+        model=model,
+        max_tokens=chat.max_completion_tokens or chat.max_tokens or DEFAULT_MAX_TOKENS,
+        temperature=chat.temperature,
+        options={name: value for name, value in options.items() if value is not None},
+    )
+
+
+def _request_settings(settings: Settings, grounding: GroundingOptions) -> Settings:
+    if grounding.citation_policy is None or grounding.citation_policy is settings.citation_policy:
+        return settings
+    return settings.model_copy(update={"citation_policy": grounding.citation_policy})
+
+
+def _question(chat: ChatCompletionRequest) -> str | None:
+    if chat.grounding.question is not None:
+        return chat.grounding.question
+    for message in reversed(chat.messages):
+        if message.role != "user":
+            continue
+        if isinstance(message.content, str):
+            return message.content
+        if isinstance(message.content, list):
+            parts = [p.get("text") for p in message.content if p.get("type") == "text"]
+            return " ".join(p for p in parts if isinstance(p, str)) or None
+    return None
+
+
+def _delta(delta: dict[str, Any], finish_reason: str | None) -> dict[str, Any]:
+    return {"index": 0, "delta": delta, "finish_reason": finish_reason}
+
+
+def _error(status: int, message: str, kind: str, param: str | None = None) -> Response:
+    body = OpenAIErrorBody(error=OpenAIError(message=message, type=kind, param=param))
+    return JSONResponse(body.model_dump(), status_code=status)
+
+
+__all__ = [
+    "CHAT_PATH",
+    "ChatCompletion",
+    "ChatCompletionRequest",
+    "ChatGenerator",
+    "ChatGuard",
+    "GroundingOptions",
+    "guarded_reply",
+    "parse_chat",
+    "sse_body",
+]
