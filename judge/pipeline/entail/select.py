@@ -36,6 +36,7 @@ __all__ = [
     "SelectedSpan",
     "default_embedder",
     "rank_passages",
+    "rank_sentences",
     "select_evidence",
 ]
 
@@ -114,6 +115,26 @@ def select_evidence(
         run.append(index)
     spans.append(_span(run, units, chosen, passages))
     return spans
+
+
+def rank_sentences(
+    claim: str,
+    passages: Sequence[Passage],
+    embedder: Embedder | None = None,
+    *,
+    embedding_weight: float = DEFAULT_EMBEDDING_WEIGHT,
+    max_unit_chars: int = DEFAULT_MAX_UNIT_CHARS,
+) -> list[SelectedSpan]:
+    """Every sentence of ``passages`` that matches ``claim`` at all, best first, each its own
+    span (``select_evidence`` joins neighbours into runs; a pointer wants single sentences)."""
+    units = [u for i, p in enumerate(passages) for u in _units(i, p.text, max_unit_chars)]
+    scores = _scores(claim, units, embedder, embedding_weight)
+    ranked = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: (-scores[i], i))
+    return [
+        SelectedSpan(passages[units[i].passage_index].id, units[i].start, units[i].end,
+                     units[i].text, scores[i])
+        for i in ranked
+    ]  # fmt: skip
 
 
 def rank_passages(
