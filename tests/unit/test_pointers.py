@@ -5,8 +5,8 @@ from __future__ import annotations
 from judge.pipeline.entail.claim import pointer_spans
 from judge.pipeline.entail.pointers import sentence_pointers
 from judge.pipeline.entail.windows import build_premises
-from judge.schemas import EvidenceSpan, Passage
 from judge.pipeline.ledger import freeze_ledger
+from judge.schemas import EvidenceSpan, Passage
 from tests.fakes import fake_settings
 
 TEXT = (

@@ -2,9 +2,9 @@
 
 A verdict points at sentences, never at a whole window: inside the stretch the judge quoted
 when it quoted one, else inside the window that decided, the sentences are ranked against the
-claim (BM25, as evidence selection ranks them) and the best is kept. A second sentence is added
-only when it holds claim words the first lacks and matches more than half as well: a claim joining two
-facts rests on both.
+claim (BM25, as evidence selection ranks them) and the best is kept. A second sentence is
+added only when it holds claim words the first lacks and matches more than half as well: a
+claim joining two facts rests on both.
 """
 
 from __future__ import annotations
