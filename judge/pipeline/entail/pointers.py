@@ -3,8 +3,8 @@
 A verdict points at sentences, never at a whole window: inside the stretch the judge quoted
 when it quoted one, else inside the window that decided, the sentences are ranked against the
 claim (BM25, as evidence selection ranks them) and the best is kept. A second sentence is
-added only when it holds claim words the first lacks and matches more than half as well: a
-claim joining two facts rests on both.
+added only when it holds claim words the first lacks and matches it well enough: a claim
+joining two facts rests on both.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from judge.schemas import EvidenceSpan, Passage
 
 # Enough for a claim that joins two facts; more would point at most of a short passage.
 POINTER_SENTENCES = 2
-# A second sentence must match more than half as well as the first (scores are relative to the
-# best sentence, 1.0): one that only repeats the claim's topic word is not what the claim rests on.
-SECOND_SENTENCE_SCORE = 0.5
+# A second sentence must match more than this share as well as the first (scores are relative
+# to the best sentence, 1.0). On the Check-COVID dev claims 0.3 points at an annotated rationale
+# for 67.5 % of claims with 1.9 sentences (0.5: 62.5 %, 1.7; one sentence only: 48.8 %, 1.1).
+SECOND_SENTENCE_SCORE = 0.3
 
 
 def sentence_pointers(
