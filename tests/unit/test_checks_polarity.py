@@ -62,6 +62,16 @@ def test_same_polarity_passes(claim: str, evidence: str) -> None:
     assert outcome is None or outcome.status is CheckStatus.PASSED, outcome
 
 
+def test_a_prefixed_word_naming_another_group_is_no_negation() -> None:
+    # The evidence speaks of unopened and of opened items: "opened items" restates the second.
+    evidence = (
+        "Customers may return any unopened item within 30 days for a full refund. "
+        "Opened items can be returned within 14 days for store credit."
+    )
+    outcome = CHECK("Opened items are refunded in cash.", evidence)
+    assert outcome is None or outcome.status is CheckStatus.PASSED, outcome
+
+
 def test_a_flip_with_fewer_shared_words_needs_review() -> None:
     outcome = CHECK(
         "We show no link between sleep and memory in adults.",

@@ -94,7 +94,7 @@ class PolarityCheck:
         if best is None:
             return None
         clause, overlap = best
-        flip = _flip(_restating(text, clause), clause)
+        flip = _flip(_restating(text, clause), clause, text, normalise(evidence))
         if flip is None:
             return CheckOutcome(
                 check=self.name,
@@ -140,11 +140,13 @@ def _restating(claim: str, evidence: _Clause) -> _Clause:
     return _clause(" ".join(c.text for c in kept))
 
 
-def _flip(claim: _Clause, evidence: _Clause) -> str | None:
+def _flip(claim: _Clause, evidence: _Clause, claim_text: str, evidence_text: str) -> str | None:
     """What turned polarity between the two clauses, if anything."""
-    if word := next(iter(sorted(claim.words & evidence.prefixed - evidence.words)), None):
+    negated_there = claim.words & evidence.prefixed - evidence.words
+    if word := _first_unused(negated_there, claim_text, evidence_text, prefixed=False):
         return f"the evidence negates {word!r} by its prefix"
-    if word := next(iter(sorted(evidence.words & claim.prefixed - claim.words)), None):
+    negated_here = evidence.words & claim.prefixed - claim.words
+    if word := _first_unused(negated_here, claim_text, evidence_text, prefixed=True):
         return f"the claim negates {word!r} by its prefix"
     quantifiers = {claim.quantifier, evidence.quantifier}
     # "all" against "some" is the hedge check's business; "none" against either is a flip.
@@ -154,6 +156,27 @@ def _flip(claim: _Clause, evidence: _Clause) -> str | None:
         side = "claim" if claim.negated else "evidence"
         return f"only the {side} is negated"
     return None
+
+
+def _first_unused(stems: set[str], claim: str, evidence: str, *, prefixed: bool) -> str | None:
+    """The first stem whose claim word the evidence never writes as the claim does: where the
+    evidence has "unopened item" and also "Opened items", "opened items" is the other group
+    the evidence speaks of, not a negation of it."""
+    for stem in sorted(stems):
+        surfaces = {
+            word
+            for m in _WORD.finditer(claim)
+            if (word := m.group(0).casefold().strip("'-"))
+            and _stem(_NEGATING_PREFIX.sub("", word) if prefixed else word) == stem
+            and (_NEGATING_PREFIX.match(word) is not None) == prefixed
+        }
+        if not any(_plainly_in(surface, evidence) for surface in surfaces):
+            return stem
+    return None
+
+
+def _plainly_in(word: str, text: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, re.IGNORECASE) is not None
 
 
 @lru_cache(maxsize=1024)
