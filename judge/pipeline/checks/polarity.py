@@ -17,6 +17,7 @@ evidence sentence is left to the judge.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -158,7 +159,7 @@ def _flip(claim: _Clause, evidence: _Clause, claim_text: str, evidence_text: str
     return None
 
 
-def _first_unused(stems: set[str], claim: str, evidence: str, *, prefixed: bool) -> str | None:
+def _first_unused(stems: AbstractSet[str], claim: str, evidence: str, *, prefixed: bool) -> str | None:
     """The first stem whose claim word the evidence never writes as the claim does: where the
     evidence has "unopened item" and also "Opened items", "opened items" is the other group
     the evidence speaks of, not a negation of it."""
