@@ -159,7 +159,9 @@ def _flip(claim: _Clause, evidence: _Clause, claim_text: str, evidence_text: str
     return None
 
 
-def _first_unused(stems: AbstractSet[str], claim: str, evidence: str, *, prefixed: bool) -> str | None:
+def _first_unused(
+    stems: AbstractSet[str], claim: str, evidence: str, *, prefixed: bool
+) -> str | None:
     """The first stem whose claim word the evidence never writes as the claim does: where the
     evidence has "unopened item" and also "Opened items", "opened items" is the other group
     the evidence speaks of, not a negation of it."""
