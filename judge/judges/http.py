@@ -128,12 +128,34 @@ class _Completed(Generic[M]):
 @dataclass
 class _Shared:
     settings: Settings
-    openai: openai.AsyncOpenAI
-    instructor: instructor.AsyncInstructor
+    http_client: httpx.AsyncClient
+    make_openai: Callable[[], openai.AsyncOpenAI]
     cache: VerdictCache | None
     variant: VerdictVariant
     model: str | None
     owns_client: bool
+    # Built on the first call that goes to the server: a request served wholly from the cache
+    # pays neither for the client nor for instructor's wrapping of it (its resource modules).
+    _openai: openai.AsyncOpenAI | None = None
+    _instructor: instructor.AsyncInstructor | None = None
+
+    @property
+    def openai(self) -> openai.AsyncOpenAI:
+        if self._openai is None:
+            self._openai = self.make_openai()
+        return self._openai
+
+    @property
+    def instructor(self) -> instructor.AsyncInstructor:
+        if self._instructor is None:
+            self._instructor = instructor.from_openai(self.openai, mode=instructor.Mode.JSON_SCHEMA)
+        return self._instructor
+
+    async def close(self) -> None:
+        if self._openai is not None:
+            await self._openai.close()
+        else:
+            await self.http_client.aclose()
 
 
 class HttpJudge:
@@ -326,7 +348,7 @@ class HttpJudge:
     async def aclose(self) -> None:
         """Close the HTTP client if this judge created it (views never close it)."""
         if self._root and self._shared.owns_client:
-            await self._shared.openai.close()
+            await self._shared.close()
 
     async def __aenter__(self) -> HttpJudge:
         return self
@@ -499,17 +521,20 @@ def build_http_judge(
         raise ConfigError(f"unknown verdict variant {chosen!r}; use one of {', '.join(VARIANTS)}")
     owns_client = http_client is None
     client = http_client if http_client is not None else default_http_client(settings)
-    raw = openai.AsyncOpenAI(
-        base_url=api_base(url),
-        api_key=settings.api_key,
-        timeout=openai.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
-        max_retries=settings.http_retries,
-        http_client=cast(Any, client),
-    )
+
+    def make_openai() -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(
+            base_url=api_base(url),
+            api_key=settings.api_key,
+            timeout=openai.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
+            max_retries=settings.http_retries,
+            http_client=cast(Any, client),
+        )
+
     shared = _Shared(
         settings=settings,
-        openai=raw,
-        instructor=instructor.from_openai(raw, mode=instructor.Mode.JSON_SCHEMA),
+        http_client=client,
+        make_openai=make_openai,
         cache=cache,
         variant=cast(VerdictVariant, chosen),
         model=model or settings.model,

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from judge.pipeline.checks.text import normalise
-from judge.pipeline.entail.select import rank_sentences
-from judge.schemas import CheckOutcome, CheckStatus, Label, Passage
+from judge.pipeline.entail.select import sentence_index
+from judge.schemas import CheckOutcome, CheckStatus, Label
 
 # Share of the claim's content words the evidence clause must hold for each outcome.
 CONFIDENT_OVERLAP = 0.8
@@ -118,10 +118,10 @@ class PolarityCheck:
 def _best_clause(claim: str, evidence: str, stated: _Clause) -> tuple[_Clause, float] | None:
     """The evidence clause sharing most of the claim's content words, inside the claim's
     best-matching sentence, with the share it holds."""
-    ranked = rank_sentences(claim, [Passage(id="evidence", text=evidence)])
+    ranked = sentence_index("evidence", evidence).rank(claim, top=3)
     wanted = stated.words | stated.prefixed
     best: tuple[_Clause, float] | None = None
-    for sentence in ranked[:3]:
+    for sentence in ranked:
         for part in _CLAUSE_BREAK.split(sentence.text):
             clause = _clause(part.strip())
             held = len(wanted & (clause.words | clause.prefixed)) / len(wanted)
