@@ -128,14 +128,14 @@ class _Completed(Generic[M]):
 @dataclass
 class _Shared:
     settings: Settings
-    http_client: httpx.AsyncClient
     make_openai: Callable[[], openai.AsyncOpenAI]
     cache: VerdictCache | None
     variant: VerdictVariant
     model: str | None
     owns_client: bool
     # Built on the first call that goes to the server: a request served wholly from the cache
-    # pays neither for the client nor for instructor's wrapping of it (its resource modules).
+    # pays neither for the clients (an SSL context, openai's resource modules) nor for
+    # instructor's wrapping of them.
     _openai: openai.AsyncOpenAI | None = None
     _instructor: instructor.AsyncInstructor | None = None
 
@@ -154,8 +154,6 @@ class _Shared:
     async def close(self) -> None:
         if self._openai is not None:
             await self._openai.close()
-        else:
-            await self.http_client.aclose()
 
 
 class HttpJudge:
@@ -520,9 +518,9 @@ def build_http_judge(
     if chosen not in VARIANTS:
         raise ConfigError(f"unknown verdict variant {chosen!r}; use one of {', '.join(VARIANTS)}")
     owns_client = http_client is None
-    client = http_client if http_client is not None else default_http_client(settings)
 
     def make_openai() -> openai.AsyncOpenAI:
+        client = http_client if http_client is not None else default_http_client(settings)
         return openai.AsyncOpenAI(
             base_url=api_base(url),
             api_key=settings.api_key,
@@ -533,7 +531,6 @@ def build_http_judge(
 
     shared = _Shared(
         settings=settings,
-        http_client=client,
         make_openai=make_openai,
         cache=cache,
         variant=cast(VerdictVariant, chosen),

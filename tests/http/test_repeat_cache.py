@@ -113,3 +113,14 @@ async def test_a_corrupt_text_entry_fails_closed(tmp_path: Path) -> None:
         cache._store.set(key, '{"format": 1}')
     with pytest.raises(CacheFault):
         await judge.main_conclusion("A. B.", None)
+
+
+async def test_a_request_served_from_the_cache_builds_no_client(tmp_path: Path) -> None:
+    settings = fake_settings(check_conclusion=True, state_dir=tmp_path)
+    first = FakeJudgeServer(_script)
+    await verify(_request(), settings, judge=first.judge(settings, cache=VerdictCache(tmp_path)))
+    again = FakeJudgeServer(_script).judge(settings, cache=VerdictCache(tmp_path))
+    await verify(_request(), settings, judge=again)
+    # The openai client and its instructor wrapper are built on the first call to the server.
+    assert again._shared._openai is None and again._shared._instructor is None
+    await again.aclose()
