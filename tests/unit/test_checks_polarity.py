@@ -55,6 +55,13 @@ def test_a_confident_flip_is_contradicted(claim: str, evidence: str) -> None:
         ("I'm not sure, but the shop opens at nine.", "The shop opens at nine."),
         ("The museum charges an entry fee.", "Not only does the museum charge an entry fee."),
         ("The train left Paris.", "No later than noon, the train left Paris."),
+        ("Shipping fees are not refundable.", "Shipping fees are non-refundable."),
+        ("Shipping fees are never refunded.", "Shipping fees are non-refundable."),
+        ("The device is not unsafe.", "The device is safe."),
+        (
+            "Shipping fees are refunded when the item arrived damaged.",
+            "Shipping fees are non-refundable, except when the item arrived damaged.",
+        ),
     ],
 )
 def test_same_polarity_passes(claim: str, evidence: str) -> None:
@@ -79,6 +86,16 @@ def test_a_flip_with_fewer_shared_words_needs_review() -> None:
     )
     assert outcome is not None
     assert outcome.status is CheckStatus.NEEDS_REVIEW and outcome.label is Label.NEEDS_REVIEW
+
+
+@pytest.mark.parametrize(
+    "claim", ["Shipping fees are never refunded.", "Shipping fees are always non-refundable."]
+)
+def test_an_absolute_claim_against_an_exception_needs_review(claim: str) -> None:
+    evidence = "Shipping fees are non-refundable, except when the item arrived damaged."
+    outcome = CHECK(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is CheckStatus.NEEDS_REVIEW and "except when" in outcome.detail
 
 
 def test_a_claim_no_evidence_sentence_restates_is_left_to_the_judge() -> None:

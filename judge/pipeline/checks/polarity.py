@@ -9,6 +9,10 @@ evidence selection ranks them), clause by clause, for three kinds of flip:
 * a negation ("not", "never", "no longer", "without", "fails to") on one side only;
 * opposite quantifiers ("all" against "none", "always" against "never").
 
+Two negations cancel ("never refunded" keeps the polarity of "non-refundable"). A claim that
+says "always", "never", "all" or "none" where its evidence sentence makes an exception
+("except", "unless") needs review.
+
 Confident only when the claim's content words are (nearly) all in that clause: then the flip is
 ``contradicted``. With fewer shared words it is ``needs_review``. A claim whose words match no
 evidence sentence is left to the judge.
@@ -46,6 +50,7 @@ _NOT_NEGATION = re.compile(
 _UNIVERSAL = re.compile(r"\b(?:all|every|always|everyone|everything|entirely)\b", re.IGNORECASE)
 _NONE = re.compile(r"\b(?:none|never|no\s+one|nobody|nothing)\b", re.IGNORECASE)
 _SOME = re.compile(r"\b(?:some|sometimes|occasionally)\b", re.IGNORECASE)
+_EXCEPTION = re.compile(r"\b(?:except|unless|apart\s+from|other\s+than|save\s+for)\b", re.I)
 # Quantifiers are compared as such, never as content words the clauses must share.
 _QUANTIFIER_WORD = re.compile(
     rf"{_UNIVERSAL.pattern}|{_NONE.pattern}|{_SOME.pattern}", re.IGNORECASE
@@ -94,8 +99,20 @@ class PolarityCheck:
         best = _best_clause(text, normalise(evidence), stated)
         if best is None:
             return None
-        clause, overlap = best
-        flip = _flip(_restating(text, clause), clause, text, normalise(evidence))
+        clause, sentence, overlap = best
+        restated = _restating(text, clause)
+        flip = _flip(restated, clause, text, normalise(evidence))
+        if flip is None and restated.quantifier in {"all", "none"} and _EXCEPTION.search(sentence):
+            # "never refunded" against "non-refundable, except when damaged": not a flip, but
+            # an absolute the evidence does not grant.
+            return CheckOutcome(
+                check=self.name,
+                status=CheckStatus.NEEDS_REVIEW,
+                label=Label.NEEDS_REVIEW,
+                detail=f"the claim states without exception what the evidence limits: "
+                f"claim {text!r}, evidence {sentence!r}",
+                missing=(text,),
+            )
         if flip is None:
             return CheckOutcome(
                 check=self.name,
@@ -115,18 +132,18 @@ class PolarityCheck:
         )
 
 
-def _best_clause(claim: str, evidence: str, stated: _Clause) -> tuple[_Clause, float] | None:
+def _best_clause(claim: str, evidence: str, stated: _Clause) -> tuple[_Clause, str, float] | None:
     """The evidence clause sharing most of the claim's content words, inside the claim's
-    best-matching sentence, with the share it holds."""
+    best-matching sentences, with its sentence and the share it holds."""
     ranked = sentence_index("evidence", evidence).rank(claim, top=3)
     wanted = stated.words | stated.prefixed
-    best: tuple[_Clause, float] | None = None
+    best: tuple[_Clause, str, float] | None = None
     for sentence in ranked:
         for part in _CLAUSE_BREAK.split(sentence.text):
             clause = _clause(part.strip())
             held = len(wanted & (clause.words | clause.prefixed)) / len(wanted)
-            if held >= REVIEW_OVERLAP and (best is None or held > best[1]):
-                best = (clause, held)
+            if held >= REVIEW_OVERLAP and (best is None or held > best[2]):
+                best = (clause, sentence.text, held)
     return best
 
 
@@ -143,12 +160,18 @@ def _restating(claim: str, evidence: _Clause) -> _Clause:
 
 def _flip(claim: _Clause, evidence: _Clause, claim_text: str, evidence_text: str) -> str | None:
     """What turned polarity between the two clauses, if anything."""
+    # A prefix negates as "not" does, and two negations cancel: "never refunded" keeps the
+    # polarity of "non-refundable".
     negated_there = claim.words & evidence.prefixed - evidence.words
     if word := _first_unused(negated_there, claim_text, evidence_text, prefixed=False):
-        return f"the evidence negates {word!r} by its prefix"
+        if claim.negated == evidence.negated:
+            return f"the evidence negates {word!r} by its prefix"
+        return None
     negated_here = evidence.words & claim.prefixed - claim.words
     if word := _first_unused(negated_here, claim_text, evidence_text, prefixed=True):
-        return f"the claim negates {word!r} by its prefix"
+        if claim.negated == evidence.negated:
+            return f"the claim negates {word!r} by its prefix"
+        return None
     quantifiers = {claim.quantifier, evidence.quantifier}
     # "all" against "some" is the hedge check's business; "none" against either is a flip.
     if None not in quantifiers and "none" in quantifiers and len(quantifiers) == 2:
