@@ -14,6 +14,9 @@ written, so an interrupted run resumes.
 
 `table` scores each step with thresholds chosen by stratified k-fold cross-validation (a fold's
 threshold is never scored on the records it was tuned on), and compares steps with McNemar's test.
+It also scores each step leave-one-dataset-out: the threshold is tuned on every dataset but one
+and scored on that one, and the held-out predictions of all datasets are pooled (LODO column),
+the honest estimate for data from a source the threshold never saw.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from judge.eval.calibrate import (
     cross_validate_threshold,
     stratified_folds,
 )
+from judge.eval.crossval import leave_one_group_out
 from judge.eval.metrics import balanced_accuracy, roc_auc
 from judge.judges.cache import VerdictCache
 from judge.judges.endpoint import resolve_endpoint
@@ -237,6 +241,8 @@ async def collect(args: argparse.Namespace) -> int:
     records = load_records(args.data)
     # A fixed shuffle: a run stopped early still covers every dataset in proportion.
     random.Random(args.shuffle_seed).shuffle(records)
+    if args.stratified:
+        records = stratified(records)
     records = records[: args.limit]
     if args.multi_window_at:
         narrow = load_settings(window_tokens=args.multi_window_at)
@@ -282,6 +288,20 @@ async def collect(args: argparse.Namespace) -> int:
         await judge.aclose()
         cache.close()
     return 0
+
+
+def stratified(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records in turns over (dataset, supported or not), each group in its shuffled order:
+    the first N cover every dataset and both classes as evenly as N allows, so that a small run
+    can still be scored leave-one-dataset-out."""
+    groups: dict[tuple[str, bool], list[dict[str, Any]]] = {}
+    for record in records:
+        groups.setdefault((record["dataset"], record["label"] == "supported"), []).append(record)
+    queues = [groups[key] for key in sorted(groups)]
+    ordered: list[dict[str, Any]] = []
+    for turn in range(max(len(q) for q in queues)):
+        ordered.extend(q[turn] for q in queues if turn < len(q))
+    return ordered
 
 
 # --- scoring ---------------------------------------------------------------------------------
@@ -571,6 +591,7 @@ def score_steps(
     rows: list[dict[str, Any]], steps: list[Step], k: int, seeds: list[int]
 ) -> list[dict[str, Any]]:
     gold = [r["gold"] == "supported" for r in rows]
+    datasets = [r["dataset"] for r in rows]
     results: list[dict[str, Any]] = []
     for step in steps:
         # An uncached run makes one call per evidence window (re-asks aside).
@@ -581,10 +602,14 @@ def score_steps(
         scores = step.scores
         finite = [(x, g) for x, g in zip(scores, gold, strict=True) if math.isfinite(x)]
         auc = roc_auc([x for x, _ in finite], [g for _, g in finite]) if finite else None
+        lodo = None
         if step.number == "1":
             predicted = [x >= 0.5 for x in scores]
             ba, sd, thresholds = balanced_accuracy(gold, predicted), 0.0, None
+            lodo = ba  # a fixed threshold is tuned on nothing
         else:
+            if len(set(datasets)) >= 2:
+                lodo = leave_one_group_out(scores, gold, datasets).pooled
             summary = cv(scores, gold, k, seeds)
             ba, sd = summary["mean"], summary["fold_std"]
             predicted = summary["pooled_predictions"]  # type: ignore[assignment]
@@ -596,6 +621,7 @@ def score_steps(
                 "versus": step.versus,
                 "ba": ba,
                 "sd": sd,
+                "lodo": lodo,
                 "auc": auc,
                 "calls": calls,
                 "seconds": live_seconds(rows, step.spent),
@@ -609,10 +635,10 @@ def score_steps(
 def print_table(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> None:
     gold = [r["gold"] == "supported" for r in rows]
     print(
-        "| step | balanced accuracy (CV mean ± fold sd) | ROC-AUC | judge calls / claim "
-        "| s / claim | McNemar vs step |"
+        "| step | balanced accuracy (CV mean ± fold sd) | LODO balanced accuracy | ROC-AUC "
+        "| judge calls / claim | s / claim | McNemar vs step |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     by_number = {res["number"]: res for res in results}
     for res in results:
         test = ""
@@ -621,8 +647,9 @@ def print_table(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> No
             a, b, p = mcnemar(gold, base["predicted"], res["predicted"])
             test = f"vs {base['number']}: {b} fixed, {a} broken, p = {p:.3f}"
         auc = f"{res['auc']:.3f}" if res["auc"] is not None else "–"
+        lodo = f"{res['lodo']:.3f}" if res.get("lodo") is not None else "–"
         print(
-            f"| {res['step']} | {res['ba']:.3f} ± {res['sd']:.3f} | {auc} | "
+            f"| {res['step']} | {res['ba']:.3f} ± {res['sd']:.3f} | {lodo} | {auc} | "
             f"{res['calls']:.2f} | {res['seconds']:.1f} | {test} |"
         )
 
@@ -636,7 +663,10 @@ def table(args: argparse.Namespace) -> int:
     keys = sorted({key for r in rows for key in r if isinstance(r[key], dict) and key != "checks"})
     errors = {key: sum(1 for r in rows if "error" in r.get(key, {})) for key in keys}
     print(f"signals: {len(rows)} claims; judge errors per signal: {errors}")
-    print(f"{k}-fold stratified cross-validation, mean over {len(seeds)} seeds\n")
+    print(
+        f"{k}-fold stratified cross-validation, mean over {len(seeds)} seeds; LODO: "
+        f"leave-one-dataset-out over {len({r['dataset'] for r in rows})} datasets, pooled\n"
+    )
 
     def runnable(subset: list[dict[str, Any]]) -> list[Step]:
         steps = step_scores(subset)
@@ -655,8 +685,17 @@ def table(args: argparse.Namespace) -> int:
     chosen = next(i for i, s in enumerate(steps) if s.number == args.default)
     final, scores = results[chosen], steps[chosen].scores
     print(f"\n### Default configuration (step {args.default}) by dataset, held-out predictions\n")
-    print("| dataset | n | balanced accuracy | supported recall | not-supported recall |")
-    print("|---|---|---|---|---|")
+    print(
+        "| dataset | n | balanced accuracy | supported recall | not-supported recall "
+        "| LODO balanced accuracy | LODO t_entail |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    lodo = (
+        leave_one_group_out(scores, [r["gold"] == "supported" for r in complete],
+                            [r["dataset"] for r in complete])
+        if len({r["dataset"] for r in complete}) >= 2 and args.default != "1"
+        else None
+    )  # fmt: skip
     by_dataset: dict[str, list[int]] = {}
     for i, r in enumerate(complete):
         by_dataset.setdefault(r["dataset"], []).append(i)
@@ -667,9 +706,12 @@ def table(args: argparse.Namespace) -> int:
         tp = sum(1 for x, y in zip(g, p, strict=True) if x and y)
         tn = sum(1 for x, y in zip(g, p, strict=True) if not x and not y)
         pos, neg = sum(g), len(g) - sum(g)
+        held_ba = lodo.per_group.get(name) if lodo else None
+        held_t = lodo.thresholds.get(name) if lodo else None
         print(
             f"| {name} | {len(idx)} | {'–' if ba is None else f'{ba:.3f}'} | "
-            f"{tp}/{pos} | {tn}/{neg} |"
+            f"{tp}/{pos} | {tn}/{neg} | {'–' if held_ba is None else f'{held_ba:.3f}'} | "
+            f"{'–' if held_t is None else f'{held_t:.4f}'} |"
         )
     gold = [r["gold"] == "supported" for r in complete]
     point = choose_threshold(
@@ -731,6 +773,11 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--variant", default="label_only")
     c.add_argument("--timeout", type=float, default=600.0)
     c.add_argument("--shuffle-seed", type=int, default=13)
+    c.add_argument(
+        "--stratified",
+        action="store_true",
+        help="take claims in turns over dataset and label (for a small leave-one-dataset-out run)",
+    )
     c.add_argument(
         "--window-tokens",
         type=int,

@@ -10,7 +10,9 @@ for the claims the data marks as numeric:
     precision  flagged not-supported claims / flagged claims
     recall     flagged not-supported claims / not-supported claims
 
-The row ``any`` is the pipeline's view: a claim is flagged when any check flags it.
+The row ``any`` is the pipeline's view: a claim is flagged when any check flags it. Then, per
+check and per dataset, its false flags (flagged supported claims) and its catches (flagged
+not-supported claims), the checks' cost on each source of data.
 
     python benchmarks/checks_dev.py [--data PATH] [--show CHECK] [--show-label supported]
 """
@@ -121,7 +123,8 @@ def measure(records: Sequence[Record]) -> tuple[dict[str, dict[str, Tally]], dic
     checks = default_checks()
     combined = _Any(checks)
     names = [c.name for c in checks] + [combined.name]
-    tallies = {subset: {n: Tally() for n in names} for subset in ("all", "numeric")}
+    subsets = ["all", "numeric", *sorted({f"dataset:{r.dataset}" for r in records})]
+    tallies = {subset: {n: Tally() for n in names} for subset in subsets}
     seconds = {n: 0.0 for n in names}
     for record in records:
         outcomes = []
@@ -135,7 +138,23 @@ def measure(records: Sequence[Record]) -> tuple[dict[str, dict[str, Tally]], dic
             tallies["all"][name].add(record, outcome)
             if record.numeric:
                 tallies["numeric"][name].add(record, outcome)
+            tallies[f"dataset:{record.dataset}"][name].add(record, outcome)
     return tallies, seconds
+
+
+def print_by_dataset(tallies: dict[str, dict[str, Tally]]) -> None:
+    """Per check, per dataset: false flags on supported claims, catches on the others."""
+    datasets = [s for s in tallies if s.startswith("dataset:")]
+    print("\n== per dataset: false flags / supported, catches / not supported")
+    print(f"{'check':<12}" + "".join(f"{s.removeprefix('dataset:')[:17]:>19}" for s in datasets))
+    for name in tallies["all"]:
+        cells = []
+        for subset in datasets:
+            t = tallies[subset][name]
+            cells.append(
+                f"{t.flagged_supported}/{t.supported} {t.flagged_unsupported}/{t.unsupported}"
+            )
+        print(f"{name:<12}" + "".join(f"{c:>19}" for c in cells))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -152,12 +171,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     header = (
         f"{'check':<12}{'fired':>7}{'flagged':>9}{'false-flag':>12}{'precision':>11}{'recall':>9}"
     )
-    for subset, by_check in tallies.items():
+    for subset in ("all", "numeric"):
+        by_check = tallies[subset]
         count = sum(1 for r in records if subset == "all" or r.numeric)
         print(f"\n== {subset} claims ({count})")
         print(header)
         for name, tally in by_check.items():
             print(tally.row(name))
+    print_by_dataset(tallies)
     print("\nseconds: " + ", ".join(f"{n} {s:.2f}" for n, s in seconds.items() if n != "any"))
     if args.show:
         for record, outcome in tallies["all"][args.show].examples:

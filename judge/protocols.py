@@ -81,3 +81,16 @@ class Check(Protocol):
     name: str
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None: ...
+
+
+class Usage(Protocol):
+    @property
+    def calls(self) -> int: ...
+
+
+@runtime_checkable
+class Metered(Protocol):
+    """A judge that counts the model calls it really made (a cached answer costs none)."""
+
+    @property
+    def usage(self) -> Usage: ...

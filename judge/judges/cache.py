@@ -84,6 +84,37 @@ _STORE_SETTINGS: dict[str, Any] = {
 }
 
 
+def call_key(
+    *,
+    kind: str,
+    ledger_hash: str | None,
+    inputs: Mapping[str, str | None],
+    model: str,
+    template_hash: str,
+    decoding: Mapping[str, Any],
+) -> str:
+    """Canonical hash of a judge call other than a verdict (the answer's main conclusion, a
+    sentence's facts): keyed like verdicts, by the ledger, model, template and the call's inputs."""
+    key: str = canonical_hash(
+        {
+            "kind": kind,
+            "ledger": ledger_hash,
+            "inputs": {name: value for name, value in sorted(inputs.items())},
+            "model": model,
+            "template": template_hash,
+            "decoding": dict(decoding),
+        }
+    )
+    return key
+
+
+class _Texts(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    format: int = Field(ge=_FORMAT, le=_FORMAT)
+    texts: list[str]
+
+
 class VerdictCache:
     def __init__(self, directory: Path | str) -> None:
         self.directory = Path(directory)
@@ -107,14 +138,9 @@ class VerdictCache:
 
     def get(self, key: str) -> EntailmentResult | None:
         """The stored verdict, marked cached (no calls, no tokens); ``None`` on a miss."""
-        try:
-            raw = self._store.get(key, default=None)
-        except Exception as exc:
-            raise CacheFault(f"cannot read verdict cache: {exc}") from exc
+        raw = self._read(key)
         if raw is None:
             return None
-        if not isinstance(raw, str):
-            raise CacheFault(f"corrupt verdict cache entry {key}: not JSON text")
         try:
             entry = _Entry.model_validate(json.loads(raw))
         except (ValueError, ValidationError) as exc:
@@ -152,8 +178,34 @@ class VerdictCache:
             extra=dict(result.extra),
             trace=result.trace,
         )
+        self._write(key, entry.model_dump_json())
+
+    def get_texts(self, key: str) -> list[str] | None:
+        """The stored output of a text call (see :func:`call_key`); ``None`` on a miss."""
+        raw = self._read(key)
+        if raw is None:
+            return None
         try:
-            self._store.set(key, entry.model_dump_json())
+            return list(_Texts.model_validate(json.loads(raw)).texts)
+        except (ValueError, ValidationError) as exc:
+            raise CacheFault(f"corrupt verdict cache entry {key}: {exc}") from exc
+
+    def put_texts(self, key: str, texts: list[str]) -> None:
+        """Store the validated output of a text call."""
+        self._write(key, _Texts(format=_FORMAT, texts=list(texts)).model_dump_json())
+
+    def _read(self, key: str) -> str | None:
+        try:
+            raw = self._store.get(key, default=None)
+        except Exception as exc:
+            raise CacheFault(f"cannot read verdict cache: {exc}") from exc
+        if raw is not None and not isinstance(raw, str):
+            raise CacheFault(f"corrupt verdict cache entry {key}: not JSON text")
+        return raw
+
+    def _write(self, key: str, value: str) -> None:
+        try:
+            self._store.set(key, value)
         except Exception as exc:
             raise CacheFault(f"cannot write verdict cache: {exc}") from exc
 

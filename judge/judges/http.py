@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Generic, TypeVar, cast
@@ -37,7 +37,7 @@ from pydantic import BaseModel, ValidationError
 
 from judge.config import Settings
 from judge.errors import ConfigError, JudgeOutputInvalid, JudgeUnavailable, VerifierFault
-from judge.judges.cache import VerdictCache, verdict_key
+from judge.judges.cache import VerdictCache, call_key, verdict_key
 from judge.judges.templates import RenderedPrompt, new_nonce
 from judge.pipeline.claims.decompose import Conclusion, Facts, conclusion_prompt, decompose_prompt
 from judge.pipeline.entail.types import EntailmentResult, JudgeLabel, Premise
@@ -128,12 +128,32 @@ class _Completed(Generic[M]):
 @dataclass
 class _Shared:
     settings: Settings
-    openai: openai.AsyncOpenAI
-    instructor: instructor.AsyncInstructor
+    make_openai: Callable[[], openai.AsyncOpenAI]
     cache: VerdictCache | None
     variant: VerdictVariant
     model: str | None
     owns_client: bool
+    # Built on the first call that goes to the server: a request served wholly from the cache
+    # pays neither for the clients (an SSL context, openai's resource modules) nor for
+    # instructor's wrapping of them.
+    _openai: openai.AsyncOpenAI | None = None
+    _instructor: instructor.AsyncInstructor | None = None
+
+    @property
+    def openai(self) -> openai.AsyncOpenAI:
+        if self._openai is None:
+            self._openai = self.make_openai()
+        return self._openai
+
+    @property
+    def instructor(self) -> instructor.AsyncInstructor:
+        if self._instructor is None:
+            self._instructor = instructor.from_openai(self.openai, mode=instructor.Mode.JSON_SCHEMA)
+        return self._instructor
+
+    async def close(self) -> None:
+        if self._openai is not None:
+            await self._openai.close()
 
 
 class HttpJudge:
@@ -278,20 +298,55 @@ class HttpJudge:
         """
         model = await self.resolve_model()
         prompt = decompose_prompt(sentence, context, question, nonce=self.nonce)
-        done = await self._complete(prompt, Facts, model, self._decoding(logprobs=False))
-        return list(done.parsed.facts)
+        inputs = {"sentence": sentence, "context": context, "question": question}
+        return await self._cached_texts("decompose", inputs, prompt, model, Facts, _facts)
 
     async def main_conclusion(self, answer: str, question: str | None = None) -> str:
         """The answer's main conclusion, stated as one claim."""
         model = await self.resolve_model()
         prompt = conclusion_prompt(answer, question, nonce=self.nonce)
-        done = await self._complete(prompt, Conclusion, model, self._decoding(logprobs=False))
-        return done.parsed.conclusion
+        inputs = {"answer": answer, "question": question}
+        texts = await self._cached_texts(
+            "conclusion", inputs, prompt, model, Conclusion, _conclusion
+        )
+        return texts[0]
+
+    async def _cached_texts(
+        self,
+        kind: str,
+        inputs: Mapping[str, str | None],
+        prompt: RenderedPrompt,
+        model: str,
+        response_model: type[M],
+        read: Callable[[M], list[str]],
+    ) -> list[str]:
+        """A text call served from the verdict cache when the same request made it before, so
+        an identical request verified again makes no judge call at all."""
+        decoding = self._decoding(logprobs=False)
+        cache = self._shared.cache
+        key: str | None = None
+        if cache is not None:
+            key = call_key(
+                kind=kind,
+                ledger_hash=self.ledger_hash,
+                inputs=inputs,
+                model=model,
+                template_hash=prompt.template_hash,
+                decoding=decoding,
+            )
+            hit = cache.get_texts(key)
+            if hit is not None:
+                return hit
+        done = await self._complete(prompt, response_model, model, decoding)
+        texts = read(done.parsed)
+        if cache is not None and key is not None:
+            cache.put_texts(key, texts)
+        return texts
 
     async def aclose(self) -> None:
         """Close the HTTP client if this judge created it (views never close it)."""
         if self._root and self._shared.owns_client:
-            await self._shared.openai.close()
+            await self._shared.close()
 
     async def __aenter__(self) -> HttpJudge:
         return self
@@ -356,6 +411,14 @@ class HttpJudge:
         self.usage.prompt_tokens += prompt_tokens
         self.usage.completion_tokens += completion_tokens
         return _Completed(parsed, completion, attempts, prompt_tokens, completion_tokens, latency)
+
+
+def _facts(parsed: Facts) -> list[str]:
+    return list(parsed.facts)
+
+
+def _conclusion(parsed: Conclusion) -> list[str]:
+    return [parsed.conclusion]
 
 
 def _score_extra(scores: Mapping[JudgeLabel, float] | None, *, requested: bool) -> dict[str, float]:
@@ -455,18 +518,20 @@ def build_http_judge(
     if chosen not in VARIANTS:
         raise ConfigError(f"unknown verdict variant {chosen!r}; use one of {', '.join(VARIANTS)}")
     owns_client = http_client is None
-    client = http_client if http_client is not None else default_http_client(settings)
-    raw = openai.AsyncOpenAI(
-        base_url=api_base(url),
-        api_key=settings.api_key,
-        timeout=openai.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
-        max_retries=settings.http_retries,
-        http_client=cast(Any, client),
-    )
+
+    def make_openai() -> openai.AsyncOpenAI:
+        client = http_client if http_client is not None else default_http_client(settings)
+        return openai.AsyncOpenAI(
+            base_url=api_base(url),
+            api_key=settings.api_key,
+            timeout=openai.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
+            max_retries=settings.http_retries,
+            http_client=cast(Any, client),
+        )
+
     shared = _Shared(
         settings=settings,
-        openai=raw,
-        instructor=instructor.from_openai(raw, mode=instructor.Mode.JSON_SCHEMA),
+        make_openai=make_openai,
         cache=cache,
         variant=cast(VerdictVariant, chosen),
         model=model or settings.model,

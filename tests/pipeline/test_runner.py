@@ -58,19 +58,20 @@ async def test_refund_example_blocks_on_wrong_number_before_any_model_call() -> 
     assert got["c2"] is Label.SUPPORTED
     assert got["c4"] is not Label.SUPPORTED
     assert response.action is Action.BLOCK
-    # The wrong number was decided by the exact check: its claim never reached the judge.
+    # The wrong number and the flipped "non-refundable" were decided by the exact checks: their
+    # claims never reached the judge.
     sent = [claim_text(r) for r in verdict_requests(fake)]
-    assert len(sent) == 3
-    assert not any("60 days" in text for text in sent)
+    assert len(sent) == 2
+    assert not any("60 days" in text or "Shipping fees" in text for text in sent)
 
 
 async def test_contradiction_from_the_judge_is_reported_and_blocks() -> None:
     def script(body: dict[str, Any]) -> Any:
-        if "Shipping fees" in claim_text(body):
+        if "Refunds go back" in claim_text(body):
             return verdict_response(
                 "contradicted",
-                "the evidence says shipping fees are non-refundable",
-                "Shipping fees are non-refundable, except when the item arrived damaged.",
+                "the evidence names another payment method",
+                "Refunds are issued to the original payment method within 5 to 7 business days",
                 ["S2"],
                 scores={"supported": 0.05, "unsupported": 0.15, "contradicted": 0.8},
             )
@@ -79,11 +80,11 @@ async def test_contradiction_from_the_judge_is_reported_and_blocks() -> None:
     fake = FakeJudgeServer(script)
     settings = fake_settings(check_conclusion=False)
     response = await verify(example("refund_policy.json"), settings, judge=fake.judge(settings))
-    shipping = next(v for v in response.verdicts if v.claim.id == "c4")
-    assert shipping.label is Label.CONTRADICTED
-    assert shipping.contradiction_score == pytest.approx(0.8, abs=0.01)
-    assert shipping.evidence and shipping.evidence[0].passage_id == "S2"
-    assert shipping.evidence[0].text.startswith("Shipping fees are non-refundable")
+    refunds = next(v for v in response.verdicts if v.claim.id == "c3")
+    assert refunds.label is Label.CONTRADICTED
+    assert refunds.contradiction_score == pytest.approx(0.8, abs=0.01)
+    assert refunds.evidence and refunds.evidence[0].passage_id == "S2"
+    assert refunds.evidence[0].text.startswith("Refunds are issued to the original")
     assert response.action is Action.BLOCK
 
 
@@ -327,8 +328,10 @@ async def test_yes_no_variant_scores_claims_and_leaves_contradictions_to_the_che
     labels = {v.claim.text.split(" [")[0]: v.label for v in response.verdicts}
     # "60 days" against "30 days" is caught before any judge call, as a number mismatch.
     assert Label.NUMBER_MISMATCH in labels.values()
-    assert len(fake.requests) == len(response.verdicts) - 1
-    assert Label.CONTRADICTED not in labels.values()
+    # ... and "refunded" against "non-refundable" by the polarity check: two claims unjudged.
+    assert len(fake.requests) == len(response.verdicts) - 2
+    contradicted = [v for v in response.verdicts if v.label is Label.CONTRADICTED]
+    assert all(v.judge is None for v in contradicted)
     for verdict in response.verdicts:
         if verdict.label in (Label.SUPPORTED, Label.UNSUPPORTED):
             assert verdict.reason.startswith("P(supported)")

@@ -8,6 +8,7 @@ from judge.pipeline.checks.hedges import HedgeCheck
 from judge.pipeline.checks.identifiers import IdentifierCheck
 from judge.pipeline.checks.lookalikes import LookalikeCheck
 from judge.pipeline.checks.numbers import NumberCheck
+from judge.pipeline.checks.polarity import PolarityCheck
 from judge.pipeline.checks.quotes import QuoteCheck
 from judge.pipeline.checks.stuffing import detect_citation_stuffing, over_cap
 from judge.protocols import Check
@@ -19,6 +20,7 @@ __all__ = [
     "IdentifierCheck",
     "LookalikeCheck",
     "NumberCheck",
+    "PolarityCheck",
     "QuoteCheck",
     "default_checks",
     "detect_citation_stuffing",
@@ -31,7 +33,8 @@ def default_checks() -> list[Check]:
 
     Exact string matches come first (they cannot misread), then dates before numbers (a date's
     digits are not a count), then the computed-number review, and the word-level hedge check,
-    the least certain, last.
+    the least certain, then the polarity check, which reads negation against the evidence
+    sentence the claim restates.
     """
     return [
         QuoteCheck(),
@@ -41,4 +44,5 @@ def default_checks() -> list[Check]:
         NumberCheck(),
         ArithmeticCheck(),
         HedgeCheck(),
+        PolarityCheck(),
     ]

@@ -23,6 +23,18 @@ _FULL_MON = (
 )
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>1\d{3}|20\d{2}|21\d{2})"
+# Days written as ordinal words, read only in "the first of May": "May first" is too often
+# a month name before an adverb to be taken for a date.
+_ORDINAL_UNITS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+                  "ninth")  # fmt: skip
+DAY_WORDS = {
+    **{word: day for day, word in enumerate(_ORDINAL_UNITS, start=1)},
+    "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
+    "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19,
+    "twentieth": 20, **{f"twenty-{word}": 20 + day for day, word in enumerate(_ORDINAL_UNITS, 1)},
+    "thirtieth": 30, "thirty-first": 31,
+}  # fmt: skip
+_DAY_WORD = r"(?P<dayw>" + "|".join(sorted(DAY_WORDS, key=len, reverse=True)) + r")"
 _WD = r"(?:(?P<wd>" + "|".join(WEEKDAYS) + r"),?\s+)?"
 _END = r"(?![\w%])"
 
@@ -39,6 +51,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       rf"(?:,?\s+{_YEAR})?{_END}"),
         ("month_day_range", rf"\b{_MON}\s+{_DAY}\s*-\s*(?P<day2>[0-3]?\d)(?:st|nd|rd|th)?"
                             rf"(?:,?\s+{_YEAR})?{_END}"),
+        # Tables and logs join day, month and year with dashes or slashes: "1-May-2019".
+        ("day_month", rf"\b(?P<day>[0-3]?\d)[-/]{_MON}[-/]{_YEAR}{_END}"),
+        ("day_word_month", rf"\b{_WD}the\s+{_DAY_WORD}\s+of\s+{_MON}(?:,?\s+{_YEAR})?{_END}"),
         ("day_month", rf"\b{_WD}(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?{_END}"),
         ("month_day", rf"\b{_WD}{_MON}\s+{_DAY}(?![\d:])(?:,?\s+{_YEAR})?{_END}"),
         ("month_year", rf"\b{_MON},?\s+(?:of\s+)?{_YEAR}{_END}"),
@@ -108,8 +123,8 @@ def _read(kind: str, match: re.Match[str], text: str) -> Iterator[DateMention]:
         for day in (int(groups["day"]), int(groups["day2"])):
             if _valid(year, month, day):
                 yield span(year=year, month=month, day=day)
-    elif kind in {"day_month", "month_day"}:
-        day = int(groups["day"])
+    elif kind in {"day_month", "month_day", "day_word_month"}:
+        day = DAY_WORDS[groups["dayw"].casefold()] if groups.get("dayw") else int(groups["day"])
         if _valid(year, month, day) and not _is_may_verb(groups, year):
             yield span(year=year, month=month, day=day, weekday=weekday)
     elif kind == "dateline":

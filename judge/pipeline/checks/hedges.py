@@ -76,7 +76,9 @@ GROUPS: tuple[HedgeGroup, ...] = (
     _group(
         "sometimes",
         r"sometimes|occasionally|at times|in some cases",
-        r"sometimes|occasionally|occasional|at times|in some cases|some|can|could|may|might",
+        r"sometimes|occasionally|occasional|at times|in some cases|some|can|could|may|might|"
+        # What happens "depending on" a condition, or varies, happens sometimes.
+        r"depending on|depends on|dependent on|vary|varies|varied|variable|in certain",
     ),
     _group(
         "rarely",

@@ -10,13 +10,13 @@ from decimal import Decimal, InvalidOperation
 
 from judge.pipeline.checks import numerals, units
 
-# The digits of one number. Thousands groups with "," or with dots or spaces when there are at
-# least two groups ("1.500.000", "1 500 000"); a single dot group ("1.500") stays a decimal point.
+# The digits of one number. Thousands groups with "," or spaces ("12 000"), or with dots when
+# there are at least two groups ("1.500.000"); a single dot group ("1.500") stays a decimal point.
 _CORE = re.compile(
     r"(?<![\w.,:/^])(?:"
     r"(?P<commas>\d{1,3}(?:,\d{3})+(?:\.\d+)?)"
     r"|(?P<dots>\d{1,3}(?:\.\d{3}){2,}(?:,\d+)?|\d{1,3}(?:\.\d{3})+,\d{1,2})"
-    r"|(?P<spaces>\d{1,3}(?: \d{3}){2,})"
+    r"|(?P<spaces>\d{1,3}(?: \d{3})+)"
     r"|(?P<comma_decimal>\d+,\d{1,2})"
     r"|(?P<plain>\d+(?:\.\d+)?|\.\d+)"
     r")(?![\d,]\d|\.\d)"
@@ -254,7 +254,9 @@ def _spelled(text: str, phrase: str, start: int) -> Iterator[Quantity]:
         return
     end = start + len(phrase)
     before, after = text[max(0, start - 40) : start], text[end : end + 40]
-    unit, consumed = _unit_after(after, None)
+    # An ordinal ranks, it does not measure ("the fifteenth century" is no 15 centuries), as
+    # for digit ordinals ("15th century").
+    unit, consumed = (None, 0) if parsed.ordinal else _unit_after(after, None)
     folded = phrase.casefold()
     scale = max((p for w, p in _SCALE_POWERS.items() if w in folded), default=0)
     zeros = _trailing_zeros(parsed.value) if parsed.value == int(parsed.value) else 0

@@ -16,7 +16,7 @@ from judge.pipeline.claims.sentences import (
     split_answer,
 )
 from judge.pipeline.progress import stage
-from judge.protocols import ConclusionExtractor, Decomposer, Judge
+from judge.protocols import ConclusionExtractor, Decomposer, Judge, Metered
 from judge.schemas import Claim, ClaimOrigin, VerifyRequest
 
 CONCLUSION_ID = "conclusion"
@@ -70,6 +70,7 @@ async def _decompose(
             continue
         context = answer[: claim.span.start]
         try:
+            before = _calls_so_far(judge)
             facts = await judge.decompose(claim.text, context, question)
         except VerifierFault as exc:
             out.append(claim)
@@ -80,7 +81,7 @@ async def _decompose(
             else:
                 extraction.errors[claim.id] = f"decomposition failed: {fault_text(exc)}"
             continue
-        extraction.calls += 1
+        extraction.calls += _calls_since(judge, before)
         out.extend(facts_to_claims(claim, facts))
     extraction.claims = out
 
@@ -101,8 +102,9 @@ async def _add_conclusion(
     for claim in factual:
         citations.extend(cid for cid in claim.citations if cid not in citations)
     try:
+        before = _calls_so_far(judge)
         text = await judge.main_conclusion(answer, question)
-        extraction.calls += 1
+        extraction.calls += _calls_since(judge, before)
     except VerifierFault as exc:
         extraction.errors[CONCLUSION_ID] = f"conclusion extraction failed: {fault_text(exc)}"
         text = "(main conclusion of the answer)"
@@ -111,3 +113,15 @@ async def _add_conclusion(
             id=CONCLUSION_ID, text=text, citations=tuple(citations), origin=ClaimOrigin.CONCLUSION
         )
     )
+
+
+def _calls_so_far(judge: object) -> int | None:
+    return judge.usage.calls if isinstance(judge, Metered) else None
+
+
+def _calls_since(judge: object, before: int | None) -> int:
+    """Model calls made since ``before``: none for an answer served from the verdict cache; one
+    when the judge does not count its calls."""
+    if before is None or not isinstance(judge, Metered):
+        return 1
+    return judge.usage.calls - before

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from judge.config import EvidenceMode, Settings
 from judge.pipeline.claims.sentences import split_sentences
 from judge.pipeline.context import ClaimContext
 from judge.pipeline.entail.aggregate import judge_over_views, judge_sentences
+from judge.pipeline.entail.pointers import sentence_pointers
 from judge.pipeline.entail.select import select_evidence
 from judge.pipeline.entail.thresholds import Thresholds
-from judge.pipeline.entail.types import Premise, PremisePiece
+from judge.pipeline.entail.types import Premise
 from judge.pipeline.entail.windows import SourceSpan, premises_for_claim
 from judge.protocols import ContradictionProbe, Judge
 from judge.schemas import (
@@ -63,9 +65,7 @@ async def judge_claim(judge: Judge, context: ClaimContext) -> ClaimVerdict:
     trace = result.trace.model_copy(update={"calibration_hash": thresholds.hash})
     premises = views.premises[result.view]
     deciding = next((p for p in premises if p.window_index == result.window), premises[0])
-    evidence = result.evidence or pointer_spans(
-        claim.text, deciding, passages, ledger, selected=views.spans[result.view] is not None
-    )
+    evidence = pointer_spans(claim.text, deciding, passages, ledger, quoted=result.evidence)
     return ClaimVerdict(
         claim=alignment.claim,
         label=result.label,
@@ -77,10 +77,6 @@ async def judge_claim(judge: Judge, context: ClaimContext) -> ClaimVerdict:
         checks=outcomes,
         judge=trace,
     )
-
-
-# Enough for a claim that joins two facts; more would point at most of a short passage.
-POINTER_SENTENCES = 2
 
 
 def claim_premises(
@@ -146,25 +142,13 @@ def pointer_spans(
     passages: list[Passage],
     ledger: EvidenceLedger,
     *,
-    selected: bool,
+    quoted: Sequence[EvidenceSpan] = (),
 ) -> list[EvidenceSpan]:
-    """The evidence a verdict without a quote points at: the selected sentences it was judged
-    on or, when it was judged on whole passages, the claim's best-matching sentences inside the
-    window that decided it (the whole window if none match)."""
-    if selected:
-        return premise_spans(premise, ledger)
-    ranked = select_evidence(claim_text, passages, POINTER_SENTENCES, 0)
-    inside = [
-        EvidenceSpan(passage_id=s.passage_id, start=s.start, end=s.end, text=s.text)
-        for s in ranked
-        if any(_covers(piece, s.passage_id, s.start, s.end) for piece in premise.pieces)
-    ]
-    return inside or premise_spans(premise, ledger)
-
-
-def _covers(piece: PremisePiece, passage_id: str, start: int, end: int) -> bool:
-    piece_end = piece.passage_start + (piece.premise_end - piece.premise_start)
-    return piece.passage_id == passage_id and piece.passage_start <= start and end <= piece_end
+    """The sentences a verdict points at: the claim's best-matching sentences inside the judge's
+    quote or, without one, inside the window that decided (see ``pointers``). The quote itself
+    when no sentence in it matches, the window when nothing in it does."""
+    pointed = sentence_pointers(claim_text, premise, passages, quoted)
+    return pointed or list(quoted) or premise_spans(premise, ledger)
 
 
 def premise_spans(premise: Premise, ledger: EvidenceLedger) -> list[EvidenceSpan]:

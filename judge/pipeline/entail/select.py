@@ -19,12 +19,21 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
+import numpy as np
+import numpy.typing as npt
 from rank_bm25 import BM25Plus
 
 from judge.pipeline.claims.sentences import content_words, split_sentences, word_form
 from judge.schemas import Passage
 
-__all__ = ["Embedder", "SelectedSpan", "rank_passages", "select_evidence"]
+__all__ = [
+    "Embedder",
+    "SelectedSpan",
+    "rank_passages",
+    "rank_sentences",
+    "select_evidence",
+    "sentence_index",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -101,6 +110,87 @@ def select_evidence(
         run.append(index)
     spans.append(_span(run, units, chosen, passages))
     return spans
+
+
+def rank_sentences(
+    claim: str,
+    passages: Sequence[Passage],
+    embedder: Embedder | None = None,
+    *,
+    embedding_weight: float = DEFAULT_EMBEDDING_WEIGHT,
+    max_unit_chars: int = DEFAULT_MAX_UNIT_CHARS,
+) -> list[SelectedSpan]:
+    """Every sentence of ``passages`` that matches ``claim`` at all, best first, each its own
+    span (``select_evidence`` joins neighbours into runs; a pointer wants single sentences)."""
+    units = [u for i, p in enumerate(passages) for u in _units(i, p.text, max_unit_chars)]
+    scores = _scores(claim, units, embedder, embedding_weight)
+    ranked = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: (-scores[i], i))
+    return [
+        SelectedSpan(passages[units[i].passage_index].id, units[i].start, units[i].end,
+                     units[i].text, scores[i])
+        for i in ranked
+    ]  # fmt: skip
+
+
+class SentenceIndex:
+    """The sentences of one text with their BM25 postings, built once per text: ranking many
+    claims against the same evidence (the polarity check does, per claim) then costs a pass over
+    the claim's terms, not a new index and a pass over every sentence each time. Scores are
+    those of :func:`rank_sentences` without an embedder."""
+
+    def __init__(self, passage_id: str, text: str, max_unit_chars: int) -> None:
+        self.passage_id = passage_id
+        self.units = _units(0, text, max_unit_chars)
+        docs = [u.tokens for u in self.units]
+        self._model = BM25Plus(docs, delta=0.0) if any(docs) else None
+        self._postings: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
+        if self._model is None:
+            return
+        found: dict[str, tuple[list[int], list[float]]] = {}
+        for index, frequencies in enumerate(self._model.doc_freqs):
+            for term, count in frequencies.items():
+                where, counts = found.setdefault(term, ([], []))
+                where.append(index)
+                counts.append(float(count))
+        self._postings = {
+            term: (np.asarray(where, dtype=np.int64), np.asarray(counts, dtype=np.float64))
+            for term, (where, counts) in found.items()
+        }
+        self._lengths = np.asarray(self._model.doc_len, dtype=np.float64)
+
+    def rank(self, claim: str, top: int | None = None) -> list[SelectedSpan]:
+        """The ``top`` sentences (all, by default) that match ``claim`` at all, best first."""
+        model = self._model
+        query = _tokens(claim)
+        if model is None or not query:
+            return []
+        k1, b = model.k1, model.b
+        scores = np.zeros(len(self.units), dtype=np.float64)
+        for term in query:
+            posting = self._postings.get(term)
+            if posting is None:
+                continue
+            where, counts = posting
+            norm = k1 * (1 - b + b * self._lengths[where] / model.avgdl) + counts
+            scores[where] += (model.idf.get(term) or 0.0) * (counts * (k1 + 1) / norm)
+        best = float(scores.max()) if len(scores) else 0.0
+        if best <= 0:
+            return []
+        matched = np.flatnonzero(scores > 0)
+        order = matched[np.lexsort((matched, -scores[matched]))][:top]
+        return [
+            SelectedSpan(self.passage_id, self.units[i].start, self.units[i].end,
+                         self.units[i].text, float(scores[i]) / best)
+            for i in order.tolist()
+        ]  # fmt: skip
+
+
+@lru_cache(maxsize=16)
+def sentence_index(
+    passage_id: str, text: str, max_unit_chars: int = DEFAULT_MAX_UNIT_CHARS
+) -> SentenceIndex:
+    """The cached :class:`SentenceIndex` of ``text``."""
+    return SentenceIndex(passage_id, text, max_unit_chars)
 
 
 def rank_passages(

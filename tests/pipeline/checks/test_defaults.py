@@ -5,6 +5,7 @@ from judge.pipeline.checks import (
     IdentifierCheck,
     LookalikeCheck,
     NumberCheck,
+    PolarityCheck,
     QuoteCheck,
     default_checks,
 )
@@ -23,6 +24,7 @@ def test_default_checks_satisfy_the_protocol_in_pipeline_order() -> None:
         NumberCheck,
         ArithmeticCheck,
         HedgeCheck,
+        PolarityCheck,
     ]
     assert len({c.name for c in checks}) == len(checks)
 
@@ -37,6 +39,7 @@ def test_each_check_labels_its_own_failure() -> None:
         "numbers": ("It had 21 units.", Label.NUMBER_MISMATCH),
         "arithmetic": ("In total 24 units came.", Label.NEEDS_REVIEW),
         "hedges": ("It always ships 12 units.", Label.HEDGE_ADDED),
+        "polarity": ("We do not ship fast.", Label.CONTRADICTED),
     }
     for check in default_checks():
         claim, label = failing[check.name]

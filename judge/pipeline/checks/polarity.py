@@ -1,0 +1,242 @@
+"""The polarity check: a claim must not flip the polarity of the evidence sentence it restates.
+
+Entailment models are weakest on negation, antonym prefixes and quantifiers, so these are read
+here, exactly. The claim is compared with its best-matching evidence sentence (BM25, as
+evidence selection ranks them), clause by clause, for three kinds of flip:
+
+* a word the claim states plainly that the evidence negates by prefix ("refunded" against
+  "non-refundable", "available" against "unavailable"), or the other way round;
+* a negation ("not", "never", "no longer", "without", "fails to") on one side only;
+* opposite quantifiers ("all" against "none", "always" against "never").
+
+Two negations cancel ("never refunded" keeps the polarity of "non-refundable"). A claim that
+says "always", "never", "all" or "none" where its evidence sentence makes an exception
+("except", "unless") needs review.
+
+Confident only when the claim's content words are (nearly) all in that clause: then the flip is
+``contradicted``. With fewer shared words it is ``needs_review``. A claim whose words match no
+evidence sentence is left to the judge.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from functools import lru_cache
+
+from judge.pipeline.checks.text import normalise
+from judge.pipeline.entail.select import sentence_index
+from judge.schemas import CheckOutcome, CheckStatus, Label
+
+# Share of the claim's content words the evidence clause must hold for each outcome.
+CONFIDENT_OVERLAP = 0.8
+REVIEW_OVERLAP = 0.6
+# Claims this short share too few words with any clause for the overlap to mean anything.
+MIN_CONTENT_WORDS = 2
+
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|"
+    r"no\s+longer|fail(?:s|ed|ing)?\s+to|lack(?:s|ed|ing)?)\b|n't\b",
+    re.IGNORECASE,
+)
+# "not only", "no doubt", "nothing but", "no later than": negation words that assert.
+_NOT_NEGATION = re.compile(
+    r"\b(?:not\s+only|not\s+just|no\s+doubt|nothing\s+but|no\s+(?:later|earlier|more|less|"
+    r"fewer|sooner)\s+than|not\s+(?:more|less|fewer)\s+than|never\s+(?:before|again)|"
+    r"not\s+until|whether\s+or\s+not|if\s+not)\b",
+    re.IGNORECASE,
+)
+_UNIVERSAL = re.compile(r"\b(?:all|every|always|everyone|everything|entirely)\b", re.IGNORECASE)
+_NONE = re.compile(r"\b(?:none|never|no\s+one|nobody|nothing)\b", re.IGNORECASE)
+_SOME = re.compile(r"\b(?:some|sometimes|occasionally)\b", re.IGNORECASE)
+_EXCEPTION = re.compile(r"\b(?:except|unless|apart\s+from|other\s+than|save\s+for)\b", re.I)
+# Quantifiers are compared as such, never as content words the clauses must share.
+_QUANTIFIER_WORD = re.compile(
+    rf"{_UNIVERSAL.pattern}|{_NONE.pattern}|{_SOME.pattern}", re.IGNORECASE
+)
+_CLAUSE_BREAK = re.compile(
+    r"[;:()]|,\s+(?=(?:but|except|whereas|while|although|though|unless|yet|not|rather)\b)"
+    r"|\b(?:but|except|whereas|although|though|unless)\b",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_NEGATING_PREFIX = re.compile(r"^(?:non-?|un|in|im|ir|il|dis)(?=[a-z]{4,})")
+_SUFFIXES = ("ability", "ibility", "able", "ible", "ally", "ness", "ment", "ing", "ed", "es",
+             "ly", "al", "s", "e")  # fmt: skip
+_FUNCTION_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "a an the and or of to in on at by for from with as is are was were be been being it its "
+        "this that these those there their they them he she his her we our you your i me my do "
+        "does did has have had will would can could may might shall should must than then also "
+        "well very more most less least such so too only just into onto about over under after "
+        "before when which who whom whose what where why how if while because per each both "
+        "other any",
+    )
+)
+
+
+@dataclass(frozen=True)
+class _Clause:
+    text: str
+    words: frozenset[str]  # stems of content words
+    prefixed: frozenset[str]  # stems that carry a negating prefix ("refund" of "non-refundable")
+    negated: bool
+    quantifier: str | None  # "all", "none" or "some"
+
+
+class PolarityCheck:
+    """Flags a claim that negates, or un-negates, the evidence sentence it restates."""
+
+    name: str = "polarity"
+
+    def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
+        text = normalise(claim)
+        stated = _clause(text)
+        if len(stated.words | stated.prefixed) < MIN_CONTENT_WORDS:
+            return None
+        best = _best_clause(text, normalise(evidence), stated)
+        if best is None:
+            return None
+        clause, sentence, overlap = best
+        restated = _restating(text, clause)
+        flip = _flip(restated, clause, text, normalise(evidence))
+        if flip is None and restated.quantifier in {"all", "none"} and _EXCEPTION.search(sentence):
+            # "never refunded" against "non-refundable, except when damaged": not a flip, but
+            # an absolute the evidence does not grant.
+            return CheckOutcome(
+                check=self.name,
+                status=CheckStatus.NEEDS_REVIEW,
+                label=Label.NEEDS_REVIEW,
+                detail=f"the claim states without exception what the evidence limits: "
+                f"claim {text!r}, evidence {sentence!r}",
+                missing=(text,),
+            )
+        if flip is None:
+            return CheckOutcome(
+                check=self.name,
+                status=CheckStatus.PASSED,
+                detail=f"the claim keeps the polarity of the evidence: {clause.text!r}",
+            )
+        if overlap >= CONFIDENT_OVERLAP:
+            status, label = CheckStatus.FAILED, Label.CONTRADICTED
+        else:
+            status, label = CheckStatus.NEEDS_REVIEW, Label.NEEDS_REVIEW
+        return CheckOutcome(
+            check=self.name,
+            status=status,
+            label=label,
+            detail=f"{flip}: claim {text!r}, evidence {clause.text!r}",
+            missing=(text,),
+        )
+
+
+def _best_clause(claim: str, evidence: str, stated: _Clause) -> tuple[_Clause, str, float] | None:
+    """The evidence clause sharing most of the claim's content words, inside the claim's
+    best-matching sentences, with its sentence and the share it holds."""
+    ranked = sentence_index("evidence", evidence).rank(claim, top=3)
+    wanted = stated.words | stated.prefixed
+    best: tuple[_Clause, str, float] | None = None
+    for sentence in ranked:
+        for part in _CLAUSE_BREAK.split(sentence.text):
+            clause = _clause(part.strip())
+            held = len(wanted & (clause.words | clause.prefixed)) / len(wanted)
+            if held >= REVIEW_OVERLAP and (best is None or held > best[2]):
+                best = (clause, sentence.text, held)
+    return best
+
+
+def _restating(claim: str, evidence: _Clause) -> _Clause:
+    """The claim read over its clauses that share a word with the evidence clause, so an aside
+    ("I'm not sure, but ...") lends its negation to nothing."""
+    parts = [_clause(part.strip()) for part in _CLAUSE_BREAK.split(claim)]
+    shared = evidence.words | evidence.prefixed
+    kept = [c for c in parts if (c.words | c.prefixed) & shared] or parts
+    if len(kept) == 1:
+        return kept[0]
+    return _clause(" ".join(c.text for c in kept))
+
+
+def _flip(claim: _Clause, evidence: _Clause, claim_text: str, evidence_text: str) -> str | None:
+    """What turned polarity between the two clauses, if anything."""
+    # A prefix negates as "not" does, and two negations cancel: "never refunded" keeps the
+    # polarity of "non-refundable".
+    negated_there = claim.words & evidence.prefixed - evidence.words
+    if word := _first_unused(negated_there, claim_text, evidence_text, prefixed=False):
+        if claim.negated == evidence.negated:
+            return f"the evidence negates {word!r} by its prefix"
+        return None
+    negated_here = evidence.words & claim.prefixed - claim.words
+    if word := _first_unused(negated_here, claim_text, evidence_text, prefixed=True):
+        if claim.negated == evidence.negated:
+            return f"the claim negates {word!r} by its prefix"
+        return None
+    quantifiers = {claim.quantifier, evidence.quantifier}
+    # "all" against "some" is the hedge check's business; "none" against either is a flip.
+    if None not in quantifiers and "none" in quantifiers and len(quantifiers) == 2:
+        return f"the claim says {claim.quantifier!r}, the evidence {evidence.quantifier!r}"
+    if claim.negated != evidence.negated and not (claim.quantifier or evidence.quantifier):
+        side = "claim" if claim.negated else "evidence"
+        return f"only the {side} is negated"
+    return None
+
+
+def _first_unused(
+    stems: AbstractSet[str], claim: str, evidence: str, *, prefixed: bool
+) -> str | None:
+    """The first stem whose claim word the evidence never writes as the claim does: where the
+    evidence has "unopened item" and also "Opened items", "opened items" is the other group
+    the evidence speaks of, not a negation of it."""
+    for stem in sorted(stems):
+        surfaces = {
+            word
+            for m in _WORD.finditer(claim)
+            if (word := m.group(0).casefold().strip("'-"))
+            and _stem(_NEGATING_PREFIX.sub("", word) if prefixed else word) == stem
+            and (_NEGATING_PREFIX.match(word) is not None) == prefixed
+        }
+        if not any(_plainly_in(surface, evidence) for surface in surfaces):
+            return stem
+    return None
+
+
+def _plainly_in(word: str, text: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, re.IGNORECASE) is not None
+
+
+@lru_cache(maxsize=1024)
+def _clause(text: str) -> _Clause:
+    plain = _NOT_NEGATION.sub(" ", text)
+    words: set[str] = set()
+    prefixed: set[str] = set()
+    for match in _WORD.finditer(plain):
+        word = match.group(0).casefold().strip("'-")
+        if (
+            word in _FUNCTION_WORDS
+            or _NEGATION.fullmatch(word)
+            or _QUANTIFIER_WORD.fullmatch(word)
+            or len(word) < 3
+        ):
+            continue
+        bare = _NEGATING_PREFIX.sub("", word)
+        if bare != word and len(_stem(bare)) >= 4:
+            # Both readings: "increase" is not a negated "crease"; the claim and evidence
+            # comparison only counts a prefix when the plain form is absent on that side.
+            prefixed.add(_stem(bare))
+        words.add(_stem(word))
+    prefixed -= words
+    quantifier = (
+        "none" if _NONE.search(plain) else "all" if _UNIVERSAL.search(plain)
+        else "some" if _SOME.search(plain) else None
+    )  # fmt: skip
+    return _Clause(text, frozenset(words), frozenset(prefixed), bool(_NEGATION.search(plain)),
+                   quantifier)  # fmt: skip
+
+
+def _stem(word: str) -> str:
+    word = word.replace("-", "")
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word

@@ -1,0 +1,74 @@
+"""The exact checks read the same date or number written another way as equal, and still tell
+different ones apart: no check may flag a claim over how the evidence spells a value."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.pipeline.checks import default_checks
+from judge.schemas import CheckStatus
+
+CHECKS = default_checks()
+
+SAME = [
+    ("The shop opened on May 1, 2019.", "The shop opened on May 1 2019."),
+    ("The shop opened on May 1 2019.", "The shop opened on May 1, 2019."),
+    ("The shop opened on 1 May 2019.", "The shop opened on May 1st, 2019."),
+    ("The shop opened on May 1st, 2019.", "The shop opened on 01 May 2019."),
+    ("The shop opened on 1st of May 2019.", "The shop opened 2019-05-01."),
+    ("The shop opened on May 1, 2019.", "The shop opened on 1-May-2019."),
+    ("The shop opened on May 1, 2019.", "The shop opened on the first of May, 2019."),
+    ("The shop opened on May 21, 2019.", "The shop opened on the twenty-first of May 2019."),
+    ("The shop opened in Sept 2019.", "The shop opened on 3 September 2019."),
+    ("The shop opened on Sept. 3rd 2019.", "The shop opened on 3 September 2019."),
+    ("The shop opened on 3 Sep. 2019.", "The shop opened on September 3, 2019."),
+    ("It was the 21st of March.", "It was March 21."),
+    ("The plan ran from 2019 to 2021.", "The plan ran 2019–2021."),
+    ("The plan ran 2019-21.", "The plan ran from 2019 to 2021."),
+    ("The plan ran between 2019 and 2021.", "The plan ran 2019–2021."),
+    ("The plan cost between 3 and 5 million dollars.", "The plan cost $3–5 million."),
+    ("The plan hired three people.", "The plan hired 3 people."),
+    ("The plan hired a dozen people.", "The plan hired 12 people."),
+    ("The plan hired twenty-one people.", "The plan hired 21 people."),
+    ("The plan hired 1500 people.", "The plan hired 1,500 people."),
+    ("The plan hired 1,500 people.", "The plan hired 1 500 people."),
+    ("The plan hired 12,000 people.", "The plan hired 12 000 people."),
+    ("The plan hired 12 000 people.", "The plan hired 12,000 people."),
+    ("The plan hired 1,500,000 people.", "The plan hired 1 500 000 people."),
+    ("The plan hired 2.5 million people.", "The plan hired 2,5 million people."),
+    ("It had 3,5 % fat.", "It had 3.5% fat."),
+    ("The war broke out in the fifteenth century.", "The 15th-century war."),
+    ("The war broke out in the 15th century.", "The fifteenth-century war."),
+    ("She came 1st.", "She came first."),
+    ("The second edition came out in 2019.", "The 2nd edition came out in 2019."),
+]
+
+DIFFERENT = [
+    ("The shop opened on May 2, 2019.", "The shop opened on May 1 2019."),
+    ("The shop opened on May 1, 2019.", "The shop opened on 1-June-2019."),
+    ("The shop opened on May 2, 2019.", "The shop opened on the first of May, 2019."),
+    ("The shop opened on May 1, 2020.", "The shop opened on 1-May-2019."),
+    ("The plan hired 13,000 people.", "The plan hired 12 000 people."),
+    ("The war broke out in the sixteenth century.", "The 15th-century war."),
+    ("The plan hired four people.", "The plan hired 3 people."),
+]
+
+
+@pytest.mark.parametrize(("claim", "evidence"), SAME)
+def test_the_same_value_written_differently_passes(claim: str, evidence: str) -> None:
+    flagged = [
+        (check.name, outcome.detail)
+        for check in CHECKS
+        if (outcome := check(claim, evidence)) and outcome.status is not CheckStatus.PASSED
+    ]
+    assert flagged == []
+
+
+@pytest.mark.parametrize(("claim", "evidence"), DIFFERENT)
+def test_a_different_value_is_still_flagged(claim: str, evidence: str) -> None:
+    flagged = [
+        check.name
+        for check in CHECKS
+        if (outcome := check(claim, evidence)) and outcome.status is not CheckStatus.PASSED
+    ]
+    assert flagged

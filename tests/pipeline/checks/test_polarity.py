@@ -1,0 +1,114 @@
+"""The polarity check: negation, antonym prefixes and opposite quantifiers against the evidence
+sentence the claim restates; confident flips are contradicted, weaker ones need review."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from judge.pipeline.checks.polarity import PolarityCheck
+from judge.schemas import CheckStatus, Label
+
+CHECK = PolarityCheck()
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+
+
+def _refund_evidence() -> str:
+    request = json.loads((EXAMPLES / "refund_policy.json").read_text("utf-8"))
+    return "\n\n".join(p["text"] for p in request["evidence"])
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("Shipping fees are refunded as well.", "Shipping fees are non-refundable."),
+        ("The drug is effective against the virus.", "The drug is ineffective against the virus."),
+        ("The service is available in Canada.", "The service is unavailable in Canada."),
+        ("The two committees agree on the budget.", "The two committees disagree on the budget."),
+        ("The bridge is not open to traffic.", "The bridge is open to traffic."),
+        ("The museum still charges an entry fee.", "The museum no longer charges an entry fee."),
+        ("The trial found an effect on mortality.", "The trial found no effect on mortality."),
+        ("The patients never received the vaccine.", "All patients received the vaccine."),
+        ("Some residents were evacuated.", "None of the residents were evacuated."),
+    ],
+)
+def test_a_confident_flip_is_contradicted(claim: str, evidence: str) -> None:
+    outcome = CHECK(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is CheckStatus.FAILED and outcome.label is Label.CONTRADICTED
+    # Both spans are named: the claim and the evidence clause it flips.
+    assert claim in outcome.detail
+    assert evidence.rstrip(".") in outcome.detail
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("Shipping fees are non-refundable.", "Shipping fees are non-refundable."),
+        ("The bridge is closed.", "The bridge is not open."),
+        ("The bridge is not open to traffic.", "The bridge is not open to traffic at night."),
+        ("The drug is effective.", "The drug is effective, but not for children."),
+        ("Sales increased in March.", "Sales increased in March, not in April."),
+        ("The report includes the figures.", "The report includes the figures."),
+        ("I'm not sure, but the shop opens at nine.", "The shop opens at nine."),
+        ("The museum charges an entry fee.", "Not only does the museum charge an entry fee."),
+        ("The train left Paris.", "No later than noon, the train left Paris."),
+        ("Shipping fees are not refundable.", "Shipping fees are non-refundable."),
+        ("Shipping fees are never refunded.", "Shipping fees are non-refundable."),
+        ("The device is not unsafe.", "The device is safe."),
+        (
+            "Shipping fees are refunded when the item arrived damaged.",
+            "Shipping fees are non-refundable, except when the item arrived damaged.",
+        ),
+    ],
+)
+def test_same_polarity_passes(claim: str, evidence: str) -> None:
+    outcome = CHECK(claim, evidence)
+    assert outcome is None or outcome.status is CheckStatus.PASSED, outcome
+
+
+def test_a_prefixed_word_naming_another_group_is_no_negation() -> None:
+    # The evidence speaks of unopened and of opened items: "opened items" restates the second.
+    evidence = (
+        "Customers may return any unopened item within 30 days for a full refund. "
+        "Opened items can be returned within 14 days for store credit."
+    )
+    outcome = CHECK("Opened items are refunded in cash.", evidence)
+    assert outcome is None or outcome.status is CheckStatus.PASSED, outcome
+
+
+def test_a_flip_with_fewer_shared_words_needs_review() -> None:
+    outcome = CHECK(
+        "We show no link between sleep and memory in adults.",
+        "Our results indicate a direct link between sleep quality and memory.",
+    )
+    assert outcome is not None
+    assert outcome.status is CheckStatus.NEEDS_REVIEW and outcome.label is Label.NEEDS_REVIEW
+
+
+@pytest.mark.parametrize(
+    "claim", ["Shipping fees are never refunded.", "Shipping fees are always non-refundable."]
+)
+def test_an_absolute_claim_against_an_exception_needs_review(claim: str) -> None:
+    evidence = "Shipping fees are non-refundable, except when the item arrived damaged."
+    outcome = CHECK(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is CheckStatus.NEEDS_REVIEW and "except when" in outcome.detail
+
+
+def test_a_claim_no_evidence_sentence_restates_is_left_to_the_judge() -> None:
+    assert CHECK("Zebras are not striped.", "The museum opened in 1998.") is None
+
+
+def test_the_refund_examples_shipping_claim_is_contradicted() -> None:
+    outcome = CHECK("Shipping fees are refunded as well.", _refund_evidence())
+    assert outcome is not None and outcome.label is Label.CONTRADICTED
+    assert "non-refundable" in outcome.detail
+    for supported in (
+        "Opened items can be returned within 14 days for store credit.",
+        "Refunds go back to your original payment method within 5 to 7 business days.",
+    ):
+        passed = CHECK(supported, _refund_evidence())
+        assert passed is None or passed.status is CheckStatus.PASSED

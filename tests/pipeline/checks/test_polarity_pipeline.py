@@ -1,0 +1,64 @@
+"""A judge that says yes to everything cannot pass the refund example's shipping-fee claim:
+the polarity check reads "non-refundable" against "refunded" before the judge is asked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from judge.pipeline.entail.windows import build_premises
+from judge.pipeline.runner import verify
+from judge.schemas import Action, Claim, Label, Passage
+from tests.support.fake_judge import (
+    FakeJudgeServer,
+    fake_settings,
+    fenced,
+    requested_variant,
+    rule_based_judge,
+    verdict_response,
+)
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+
+
+def _yes_to_shipping(body: dict[str, Any]) -> Any:
+    if "Shipping fees" not in fenced(body).get("CLAIM", ""):
+        return rule_based_judge(body)
+    return verdict_response(
+        "supported",
+        "the evidence mentions shipping fees",
+        "Shipping fees are non-refundable, except when the item arrived damaged.",
+        ["S2"],
+        variant=requested_variant(body),
+        scores={"supported": 0.97, "unsupported": 0.02, "contradicted": 0.01},
+    )
+
+
+async def test_shipping_fee_claim_is_contradicted_even_when_the_judge_says_yes() -> None:
+    request = json.loads((EXAMPLES / "refund_policy.json").read_text("utf-8"))
+    fake = FakeJudgeServer(_yes_to_shipping)
+    settings = fake_settings(check_conclusion=False)
+    response = await verify(request, settings, judge=fake.judge(settings))
+    shipping = next(v for v in response.verdicts if v.claim.text.startswith("Shipping fees"))
+    assert shipping.label is Label.CONTRADICTED
+    assert any(c.check == "polarity" and c.label is Label.CONTRADICTED for c in shipping.checks)
+    assert response.action is Action.BLOCK
+    # Decided by the check: the claim never reached the judge.
+    assert not any("Shipping fees" in fenced(r).get("CLAIM", "") for r in fake.requests)
+
+
+async def test_without_the_polarity_check_the_yes_judge_would_pass_it() -> None:
+    """The same judge, asked about the claim directly: it says supported, so the check is what
+    stops the claim (this test fails if the fake stops saying yes)."""
+    request = json.loads((EXAMPLES / "refund_policy.json").read_text("utf-8"))
+    request["answer"] = "Shipping fees are refunded as well [S2]."
+    fake = FakeJudgeServer(_yes_to_shipping)
+    settings = fake_settings(check_conclusion=False)
+    judge = fake.judge(settings)
+    claim = Claim(id="c1", text="Shipping fees are refunded as well.", citations=("S2",))
+    premise = build_premises(
+        [Passage(id="S2", text=request["evidence"][1]["text"])], window_tokens=700, overlap_tokens=0
+    )[0]
+    result = await judge.entail(claim, premise)
+    assert result.label == "supported"
