@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 import uuid
@@ -27,7 +26,7 @@ from judge import __version__
 from judge.audit.log import AuditError, AuditLog, default_audit_path
 from judge.config import Settings
 from judge.errors import ConfigError, InputError, VerifierFault
-from judge.pipeline.inputs import parse_request
+from judge.pipeline.inputs import parse_json, parse_request
 from judge.pipeline.ledger import freeze_ledger
 from judge.pipeline.runner import verify
 from judge.protocols import Judge
@@ -320,15 +319,7 @@ def _effective_settings(settings: Settings, options: ServeOptions) -> Settings:
 
 
 def _parse_body(body: bytes) -> VerifyRequest:
-    try:
-        data = json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", field="request"
-        ) from None
-    except (UnicodeDecodeError, RecursionError):
-        raise InputError("the body is not a readable JSON document", field="request") from None
-    return parse_request(data)
+    return parse_request(parse_json(body, field="request", source="the body"))
 
 
 def _refuse(status: int, exc: InputError) -> Response:
