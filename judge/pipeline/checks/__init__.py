@@ -30,15 +30,17 @@ def default_checks() -> list[Check]:
     """The checks in pipeline order; the first that does not pass decides the claim's label.
 
     Exact string matches come first (they cannot misread), then dates before numbers (a date's
-    digits are not a count), then the computed-number review, and the word-level hedge check,
+    digits are not a count), then the review of values written with look-alike or hidden
+    characters (after the value checks, so a wrong value is reported as wrong), then the
+    computed-number review, and the word-level hedge check,
     the least certain, last.
     """
     return [
         QuoteCheck(),
         IdentifierCheck(),
-        LookalikeCheck(),
         DateCheck(),
         NumberCheck(),
+        LookalikeCheck(),
         ArithmeticCheck(),
         HedgeCheck(),
     ]
