@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import httpx
 
@@ -45,6 +45,7 @@ LABELS = ("supported", "unsupported", "contradicted")
 YES_NO = ("yes", "no")
 CHOSEN_P = 0.9
 ScoreFault = Literal["missing", "nan", "infinity", "minus_infinity", "positive"]
+SCORE_FAULT_NAMES: tuple[ScoreFault, ...] = get_args(ScoreFault)
 # The logprob each fault puts on the sampled answer token.
 SCORE_FAULTS: dict[str, float] = {
     "nan": math.nan,

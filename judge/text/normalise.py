@@ -63,7 +63,9 @@ _ASCII_DIGIT_TABLE = str.maketrans(_ASCII_DIGIT_LOOKALIKES)
 _NUMBER_ONLY = re.compile(r"[$€£¥]?\d+(?:[.,]\d+)*")
 
 # Bidirectional controls: embeddings, overrides, isolates and marks.
-BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
 _VARIATION_SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 
 # Minus signs, hyphens and dashes all become "-"; whether it is a sign or a range is decided later.
@@ -171,7 +173,23 @@ def _read_disguised_digits(text: str) -> tuple[str, tuple[tuple[str, str], ...]]
     return "".join(out), tuple(disguised)
 
 
+def _number_form(token: str) -> str | None:
+    """A token written only in number-form characters ("Ⅴ", "Ⅻ", "⑤") as its value."""
+    core = token.rstrip(".,!?%'")
+    if not core or any(unicodedata.category(c) not in ("Nl", "No") for c in core):
+        return None
+    values = [unicodedata.numeric(c, -1.0) for c in core]
+    if len(values) == 1 and values[0] >= 0 and values[0] == int(values[0]):
+        return str(int(values[0])) + token[len(core) :]
+    if all(v in range(10) for v in values):
+        return "".join(str(int(v)) for v in values) + token[len(core) :]
+    return None
+
+
 def _read_token(token: str) -> str:
+    form = _number_form(token)
+    if form is not None:
+        return form
     chars = list(token)
     numeric = [_is_digit(c) for c in chars]
     if not any(numeric) and not any(_digit_of(c) for c in chars if not c.isascii()):
@@ -185,7 +203,8 @@ def _read_token(token: str) -> str:
             digit = _digit_of(char) if not char.isascii() else _ASCII_DIGIT_LOOKALIKES.get(char)
             if digit is None:
                 continue
-            left, right = _neighbour(numeric, chars, index, -1), _neighbour(numeric, chars, index, 1)
+            left = _neighbour(numeric, chars, index, -1)
+            right = _neighbour(numeric, chars, index, 1)
             if (left and right) if char.isascii() else (left or right):
                 chars[index], numeric[index], changed = digit, True, True
     read = "".join(chars)

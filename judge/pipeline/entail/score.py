@@ -130,4 +130,3 @@ def require_score(result: EntailmentResult) -> None:
         return
     if result.extra.get(LABEL_ONLY_EXTRA) != 1.0:
         raise JudgeOutputInvalid("judge verdict has no score and label-only mode is off")
-
