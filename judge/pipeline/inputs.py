@@ -99,6 +99,9 @@ def _format_location(loc: tuple[int | str, ...] | Any) -> str:
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
+        elif not str(part).isidentifier():
+            # A key from the request is untrusted text: quoted and escaped, on one line.
+            out += f"[{json.dumps(str(part))}]"
         else:
             out += f".{part}" if out else str(part)
     return out

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 import httpx
 
@@ -33,7 +33,6 @@ from judge.redteam.fake_judge import (
     FAKE_MODEL,
     SCORE_FAULT_NAMES,
     RuleJudge,
-    ScoreFault,
 )
 from judge.redteam.model import Case, NestedJson, RawJson, Request, request_key
 from judge.redteam.recording import RecordingTransport, structure_problems
@@ -188,10 +187,10 @@ async def _run(
     judge_fault: str | None = None,
 ) -> CaseRun:
     inner: httpx.AsyncBaseTransport
-    if judge_fault in SCORE_FAULT_NAMES:
+    fault = next((f for f in SCORE_FAULT_NAMES if f == judge_fault), None)
+    if fault is not None:
         # A faulty server is what such a case tests: always the fake one, whatever judge runs
         # the rest of the suite.
-        fault = cast(ScoreFault, judge_fault)
         inner = RuleJudge(permissive=True, score_fault=fault).transport
     elif choice.kind == "http":
         inner = httpx.AsyncHTTPTransport(retries=0)

@@ -54,7 +54,12 @@ def _tables() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
         # Drawn like a Latin letter that is itself drawn like a digit (Cyrillic О, Greek Ο).
         if letter in ascii_digits:
             digits[char] = ascii_digits[letter]
-    return letters, digits, ascii_digits
+    return letters, {**digits, **_NOT_IN_THE_DATA}, ascii_digits
+
+
+# Cyrillic letters drawn like digits in common fonts that the confusables data leaves out
+# (it pairs only characters that are near-identical in its reference glyphs).
+_NOT_IN_THE_DATA = {"Ч": "4", "ч": "4", "з": "3"}
 
 
 _LETTERS, DIGIT_LOOKALIKES, _ASCII_DIGIT_LOOKALIKES = _tables()
