@@ -141,8 +141,16 @@ def _strip_invisible(text: str) -> tuple[str, tuple[str, ...], bool]:
         names.append(unicodedata.name(char, f"U+{ord(char):04X}"))
         before = text[index - 1] if index else ""
         after = text[index + 1] if index + 1 < len(text) else ""
-        inside = inside or (before.isalnum() and after.isalnum())
+        inside = inside or _within_word(before, after)
     return "".join(kept), tuple(dict.fromkeys(names)), inside
+
+
+def _within_word(before: str, after: str) -> bool:
+    """Whether a character between ``before`` and ``after`` sits inside a word or a number:
+    letters or digits on both sides ("4|2"), or on one side with a decimal point or group
+    separator on the other ("2|.3")."""
+    inner = [c.isalnum() or (c != "" and c in _JOINERS) for c in (before, after)]
+    return all(inner) and (before.isalnum() or after.isalnum())
 
 
 def _digit_of(char: str) -> str | None:
