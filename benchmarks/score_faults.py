@@ -35,15 +35,17 @@ def cli(base_url: str, state: Path, *extra: str) -> tuple[int, str]:
     return done.returncode, done.stderr.strip()[-120:]
 
 
-def post(fault: ScoreFault | None, state: Path, **settings: object) -> tuple[int, str]:
+def post(
+    fault: ScoreFault | None, state: Path, *, allow_label_only: bool = False
+) -> tuple[int, str]:
     config = Settings(
         base_url="http://fake.invalid/v1",
         model=FAKE_MODEL,
         http_retries=0,
         cache_enabled=False,
         state_dir=state,
-        **settings,
-    )  # type: ignore[arg-type]
+        allow_label_only=allow_label_only,
+    )
     transport = RuleJudge(permissive=True, score_fault=fault).transport
     judge = build_http_judge(config, http_client=default_http_client(config, transport))
     audit = AuditLog.open(state / "audit.sqlite3")
