@@ -18,8 +18,9 @@ from judge.pipeline.entail.verdict import (
     label_value_offset,
 )
 from judge.pipeline.entail.windows import build_premises
+from judge.pipeline.runner import verify
 from judge.protocols import EntailmentResult
-from judge.schemas import Claim, JudgeTrace, Label, Passage
+from judge.schemas import Action, Claim, JudgeTrace, Label, Passage
 from tests.fakes import (
     FakeJudgeServer,
     chat_completion,
@@ -195,3 +196,25 @@ def test_yes_no_prefixes_map_to_answers_and_labels_elsewhere_are_ignored() -> No
     assert dist["contradicted"] == 0.0
     # Read with the three-label vocabulary, the same tokens give no score.
     assert label_distribution(tokens, "unsupported") is None
+
+
+class _ScorelessJudge:
+    """A judge (not the HTTP one) whose results carry no score: a cached entry from before,
+    or another implementation of the protocol."""
+
+    model_id = "scoreless"
+
+    async def entail(
+        self, claim: Claim, premise: object, question: str | None = None
+    ) -> EntailmentResult:
+        return _result("supported", None, None)
+
+
+async def test_a_scoreless_result_from_any_judge_is_a_verifier_error() -> None:
+    request = {
+        "evidence": [{"id": "S1", "text": EVIDENCE}],
+        "answer": "Opened items can be returned within 14 days [S1].",
+    }
+    response = await verify(request, fake_settings(), judge=_ScorelessJudge())
+    assert response.action is Action.BLOCK
+    assert [v.label for v in response.verdicts] == [Label.VERIFIER_ERROR]
