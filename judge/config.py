@@ -54,6 +54,13 @@ class Settings(BaseSettings):
     max_tokens: int = Field(default=256, ge=16, le=4096)
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     logprobs: bool = True
+    allow_label_only: bool = Field(
+        default=False,
+        description=(
+            "accept verdicts without a readable score (servers without logprobs): the judge's "
+            "label decides and each such verdict says so; off, a score-less verdict is an error"
+        ),
+    )
     concurrency: int = Field(default=2, ge=1, le=256)
     verdict_variant: str = Field(
         default="yes_no",
@@ -143,12 +150,17 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
         file_values = _read_config_file(path)
         _refuse_unknown(file_values, f"config file {path}")
     _refuse_unknown(overrides, "settings overrides")
-    env_settings = Settings()
-    merged: dict[str, Any] = {**file_values}
-    for name in env_settings.model_fields_set:
-        merged[name] = getattr(env_settings, name)
-    merged.update({k: v for k, v in overrides.items() if v is not None})
-    return Settings.model_validate(merged)
+    from judge.settings_check import environment_settings, refuse_unknown_environment, validated
+
+    refuse_unknown_environment(Settings)
+    from_env = environment_settings(Settings)
+    given = {k: v for k, v in overrides.items() if v is not None}
+    sources = {
+        **dict.fromkeys(file_values, f"config file {path}"),
+        **{k: f"JUDGE_{k.upper()}" for k in from_env},
+        **dict.fromkeys(given, "the command line"),
+    }
+    return validated(Settings, {**file_values, **from_env, **given}, sources=sources)
 
 
 def _refuse_unknown(values: dict[str, Any], where: str) -> None:

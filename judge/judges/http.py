@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Generic, TypeVar, cast
@@ -40,16 +40,14 @@ from judge.errors import ConfigError, JudgeOutputInvalid, JudgeUnavailable, Veri
 from judge.judges.cache import VerdictCache, call_key, verdict_key
 from judge.judges.templates import RenderedPrompt, new_nonce
 from judge.pipeline.claims.decompose import Conclusion, Facts, conclusion_prompt, decompose_prompt
-from judge.pipeline.entail.types import EntailmentResult, JudgeLabel, Premise
+from judge.pipeline.entail.score import LABEL_ONLY_NOTE, read_score
+from judge.pipeline.entail.types import EntailmentResult, Premise
 from judge.pipeline.entail.verdict import (
     DEFAULT_VARIANT,
     TOP_LOGPROBS,
     VARIANTS,
-    TokenLogprobLike,
     VerdictVariant,
-    answer_vocabulary,
     entail_prompt,
-    label_distribution,
     premise_scope,
     verdict_model,
 )
@@ -255,12 +253,13 @@ class HttpJudge:
         with premise_scope(premise):
             done = await self._complete(prompt, verdict_model(variant), model, decoding)
         verdict = done.parsed
-        scores = None
-        answer_key, values = answer_vocabulary(variant)
-        if settings.logprobs:
-            tokens = _logprob_tokens(done.completion)
-            if tokens:
-                scores = label_distribution(tokens, verdict.label, key=answer_key, values=values)
+        score = read_score(
+            done.completion,
+            verdict.label,
+            variant,
+            allow_label_only=settings.allow_label_only,
+            requested=settings.logprobs,
+        )
         trace = JudgeTrace(
             model=model,
             template=f"{prompt.template}:{variant}",
@@ -272,18 +271,18 @@ class HttpJudge:
             raw_label=verdict.label,
             latency_s=done.latency_s,
         )
+        reason = verdict.reason.strip()
+        if score.label_only:
+            reason = f"{LABEL_ONLY_NOTE}; {reason}" if reason else LABEL_ONLY_NOTE
         result = EntailmentResult(
             label=verdict.label,
-            reason=verdict.reason.strip(),
-            p_supported=scores["supported"] if scores else None,
-            # A question with no contradiction answer (yes/no) gives no score, not a zero.
-            p_contradicted=(
-                scores["contradicted"] if scores and "contradicted" in values.values() else None
-            ),
+            reason=reason,
+            p_supported=score.p_supported,
+            p_contradicted=score.p_contradicted,
             evidence_quote=verdict.evidence_quote.strip() or None,
             evidence_ids=list(dict.fromkeys(verdict.evidence_ids)),
             trace=trace,
-            extra=_score_extra(scores, requested=settings.logprobs),
+            extra=score.extra,
         )
         if cache is not None and key is not None:
             cache.put(key, result)
@@ -419,22 +418,6 @@ def _facts(parsed: Facts) -> list[str]:
 
 def _conclusion(parsed: Conclusion) -> list[str]:
     return [parsed.conclusion]
-
-
-def _score_extra(scores: Mapping[JudgeLabel, float] | None, *, requested: bool) -> dict[str, float]:
-    if scores is not None:
-        return {"p_unsupported": scores["unsupported"]}
-    # Scores were asked for but the server gave none usable: the label decides, and it shows.
-    return {"score_unavailable": 1.0} if requested else {}
-
-
-def _logprob_tokens(completion: Any) -> Sequence[TokenLogprobLike] | None:
-    choices = getattr(completion, "choices", None) or []
-    if not choices:
-        return None
-    logprobs = getattr(choices[0], "logprobs", None)
-    content = getattr(logprobs, "content", None)
-    return cast("Sequence[TokenLogprobLike] | None", content) or None
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import codecs
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ def parse_request(data: Any) -> VerifyRequest:
         return data
     if not isinstance(data, dict):
         raise InputError("the request must be a JSON object", field="request")
-    _check_depth(data)
+    _check_values(data)
     try:
         return VerifyRequest.model_validate(data)
     except ValidationError as exc:
@@ -31,19 +33,58 @@ def load_request(path: Path) -> VerifyRequest:
 
 
 def read_json(path: Path, *, field: str) -> Any:
-    """A JSON file's content; any read or parse failure is an InputError naming ``field``."""
+    """A JSON file's content; any read, decode or parse failure is an InputError naming
+    ``field`` and the file."""
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}", field=field) from None
+    return parse_json(raw, field=field, source=str(path))
+
+
+# Byte-order marks, longest first: a UTF-32 LE mark starts like UTF-16 LE's.
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def decode_text(raw: bytes, *, field: str, source: str) -> str:
+    """Text of a JSON document: UTF-8 with or without a byte-order mark, or UTF-16/32 with
+    one. Anything else is refused, naming ``source``."""
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            body, label = raw[len(bom) :], f"{encoding} (with a byte-order mark)"
+            break
+    else:
+        body, encoding, label = raw, "utf-8", "UTF-8"
     try:
-        return json.loads(raw)
+        return body.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{source} is not {label} text: byte 0x{body[exc.start]:02x} at offset {exc.start}",
+            field=field,
+        ) from None
+
+
+def parse_json(raw: bytes | str, *, field: str, source: str) -> Any:
+    """A JSON document from bytes or text; every failure is an InputError naming ``field``."""
+    text = raw if isinstance(raw, str) else decode_text(raw, field=field, source=source)
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(
-            f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", field=field
+            f"malformed JSON in {source} at line {exc.lineno} column {exc.colno}: {exc.msg}",
+            field=field,
         ) from None
     except RecursionError:
-        raise InputError("JSON nested too deeply", field=field) from None
+        raise InputError(f"JSON in {source} nested too deeply", field=field) from None
+    except ValueError as exc:
+        # Python refuses integers of more than sys.get_int_max_str_digits() digits.
+        raise InputError(f"{source} holds an unreadable value: {exc}", field=field) from None
 
 
 def input_error_from(exc: ValidationError) -> InputError:
@@ -58,18 +99,36 @@ def _format_location(loc: tuple[int | str, ...] | Any) -> str:
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
+        elif not str(part).isidentifier():
+            # A key from the request is untrusted text: quoted and escaped, on one line.
+            out += f"[{json.dumps(str(part))}]"
         else:
             out += f".{part}" if out else str(part)
     return out
 
 
-def _check_depth(value: Any, depth: int = 0) -> None:
-    # Deeply nested JSON is an exhaustion attack on validators and renderers; refuse it early.
-    if depth > MAX_JSON_DEPTH:
+def _check_values(value: Any, location: tuple[int | str, ...] = ()) -> None:
+    """Refuse what no field may hold, naming the field: JSON nested deeper than
+    :data:`MAX_JSON_DEPTH` (an exhaustion attack on validators and renderers) and text with
+    lone surrogates (escapes like ``"\\ud800"`` that are not Unicode text; they cannot be
+    encoded, hashed or logged)."""
+    if len(location) > MAX_JSON_DEPTH:
         raise InputError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels", field="request")
-    if isinstance(value, dict):
-        for item in value.values():
-            _check_depth(item, depth + 1)
+    if isinstance(value, str):
+        bad = _SURROGATE.search(value)
+        if bad is not None:
+            raise InputError(
+                f"lone surrogate U+{ord(bad.group()):04X} at character {bad.start()} "
+                "is not Unicode text",
+                field=_format_location(location) or "request",
+            )
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_values(key, location)
+            _check_values(item, (*location, key))
     elif isinstance(value, list):
-        for item in value:
-            _check_depth(item, depth + 1)
+        for index, item in enumerate(value):
+            _check_values(item, (*location, index))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -220,9 +220,16 @@ ATTACKS: tuple[Attack, ...] = (
     ),
     Attack(
         FAMILY,
-        "control_word_joiners",
-        "control: the right number with word joiners between its digits",
-        _control(tx.numbers_in, _JOINER),
+        "word_joiners_number",
+        "the right number with word joiners between its digits: hidden characters inside a "
+        "number are sent to review",
+        partial(
+            _token_attack,
+            spans=tx.numbers_in,
+            encode=_JOINER,
+            expect=Expectation(Expect.MUST_FLAG, frozenset({Label.NEEDS_REVIEW})),
+            wrong=False,
+        ),
     ),
     Attack(
         FAMILY,

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 import httpx
 
 from judge.pipeline.checks.text import normalise
 from judge.pipeline.claims.sentences import content_words, word_form
+from judge.pipeline.entail.verdict import label_value_offset
 
 FAKE_MODEL = "redteam-rule-judge"
 FAKE_BASE_URL = "http://redteam-judge.invalid/v1"
@@ -38,6 +40,19 @@ _RAW_CHAT_TOKENS = ("<|im_start|>", "<|im_end|>", "<|system|>", "<|eot_id|>", "<
 _INSTRUCTION = re.compile(r"\bsupported\b|\bignore\b|\binstructions?\b|\bsystem\b", re.IGNORECASE)
 _BARE_REPLY = re.compile(r"^(?:so,?\s+)?(yes|no)\b[.!]?$", re.IGNORECASE)
 _ids = itertools.count(1)
+
+LABELS = ("supported", "unsupported", "contradicted")
+YES_NO = ("yes", "no")
+CHOSEN_P = 0.9
+ScoreFault = Literal["missing", "nan", "infinity", "minus_infinity", "positive"]
+SCORE_FAULT_NAMES: tuple[ScoreFault, ...] = get_args(ScoreFault)
+# The logprob each fault puts on the sampled answer token.
+SCORE_FAULTS: dict[str, float] = {
+    "nan": math.nan,
+    "infinity": math.inf,
+    "minus_infinity": -math.inf,
+    "positive": 0.7,
+}
 
 
 @dataclass(frozen=True)
@@ -59,10 +74,12 @@ class _EvidenceSentence:
 
 class RuleJudge:
     """Answers judge requests by rules. ``permissive`` supports every claim, which shows what
-    the exact checks catch on their own."""
+    the exact checks catch on their own. ``score_fault`` sends verdicts whose score cannot be
+    read: no logprobs, or NaN, +/-infinity or a positive logprob on the answer token."""
 
-    def __init__(self, *, permissive: bool = False) -> None:
+    def __init__(self, *, permissive: bool = False, score_fault: ScoreFault | None = None) -> None:
         self.permissive = permissive
+        self.score_fault = score_fault
 
     @property
     def transport(self) -> httpx.MockTransport:
@@ -84,9 +101,11 @@ class RuleJudge:
             verdict = self.verdict(user)
             if "answer" in fields:  # the yes/no question: no contradiction answer
                 answer = "yes" if verdict["label"] == "supported" else "no"
-                return _completion(json.dumps({"answer": answer}))
+                content = json.dumps({"answer": answer})
+                return _completion(content, self._logprobs(content, "answer", YES_NO))
             order = [name for name in fields if name in verdict] or list(verdict)
-            return _completion(json.dumps({name: verdict[name] for name in order}))
+            content = json.dumps({name: verdict[name] for name in order})
+            return _completion(content, self._logprobs(content, "label", LABELS))
         blocks = _blocks(user)
         if schema == "Facts":
             return _completion(json.dumps({"facts": facts(blocks.get("SENTENCE", ""))}))
@@ -94,6 +113,29 @@ class RuleJudge:
             text = conclusion(blocks.get("ANSWER", ""), blocks.get("QUESTION"))
             return _completion(json.dumps({"conclusion": text}))
         return _error(400, f"the rule judge cannot answer schema {schema!r}")
+
+    def _logprobs(
+        self, content: str, key: str, values: Sequence[str]
+    ) -> list[dict[str, Any]] | None:
+        """Logprobs as a server sends them: the answer value's token is the chosen value (0.9)
+        with the other values as alternatives; ``score_fault`` spoils them."""
+        if self.score_fault == "missing":
+            return None
+        start = label_value_offset(content, key)
+        if start is None:
+            return None
+        chosen = next(v for v in values if content.startswith(v + '"', start))
+        rest = (1 - CHOSEN_P) / (len(values) - 1)
+        top = [(v, math.log(CHOSEN_P if v == chosen else rest)) for v in values]
+        if self.score_fault is not None:
+            spoilt = SCORE_FAULTS[self.score_fault]
+            top = [(v, spoilt if v == chosen else lp) for v, lp in top]
+        end = start + len(chosen)
+        return [
+            _token(content[:start], 0.0, []),
+            _token(chosen, dict(top)[chosen], top),
+            _token(content[end:], 0.0, []),
+        ]
 
     def verdict(self, user: str) -> dict[str, Any]:
         """Every verdict field; the answer keeps those the requested schema has, in its order."""
@@ -203,7 +245,12 @@ def _clean(text: str) -> str:
     return normalise(text)
 
 
-def _completion(content: str) -> httpx.Response:
+def _token(text: str, logprob: float, top: Sequence[tuple[str, float]]) -> dict[str, Any]:
+    alternatives = [{"token": t, "logprob": lp, "bytes": None} for t, lp in top]
+    return {"token": text, "logprob": logprob, "bytes": None, "top_logprobs": alternatives}
+
+
+def _completion(content: str, logprobs: list[dict[str, Any]] | None = None) -> httpx.Response:
     body = {
         "id": f"chatcmpl-redteam-{next(_ids)}",
         "object": "chat.completion",
@@ -214,12 +261,14 @@ def _completion(content: str) -> httpx.Response:
                 "index": 0,
                 "message": {"role": "assistant", "content": content},
                 "finish_reason": "stop",
-                "logprobs": None,
+                "logprobs": {"content": logprobs} if logprobs is not None else None,
             }
         ],
         "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
     }
-    return httpx.Response(200, json=body)
+    # NaN and Infinity written as JSON servers write them (Python's json reads them back).
+    payload = json.dumps(body, allow_nan=True).encode("utf-8")
+    return httpx.Response(200, content=payload, headers={"content-type": "application/json"})
 
 
 def _error(status: int, message: str) -> httpx.Response:

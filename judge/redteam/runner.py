@@ -28,7 +28,12 @@ from judge.judges.http import build_http_judge, default_http_client
 from judge.pipeline import runner as pipeline
 from judge.pipeline.inputs import load_request
 from judge.protocols import Check
-from judge.redteam.fake_judge import FAKE_BASE_URL, FAKE_MODEL, RuleJudge
+from judge.redteam.fake_judge import (
+    FAKE_BASE_URL,
+    FAKE_MODEL,
+    SCORE_FAULT_NAMES,
+    RuleJudge,
+)
 from judge.redteam.model import Case, NestedJson, RawJson, Request, request_key
 from judge.redteam.recording import RecordingTransport, structure_problems
 from judge.schemas import ClaimOrigin
@@ -150,7 +155,9 @@ def run_case(case: Case, settings: Settings, choice: JudgeChoice, *, isolate: bo
     calls = expect.max_judge_calls
 
     def work() -> CaseRun:
-        return run_request(case.request, case_settings, choice, max_calls=calls)
+        return run_request(
+            case.request, case_settings, choice, max_calls=calls, judge_fault=case.judge_fault
+        )
 
     if expect.max_seconds is not None and isolate and _can_fork():
         # Time bounds are on the verifier's own work; a model judge adds its calls' time.
@@ -161,16 +168,31 @@ def run_case(case: Case, settings: Settings, choice: JudgeChoice, *, isolate: bo
 
 
 def run_request(
-    request: Request, settings: Settings, choice: JudgeChoice, *, max_calls: int | None = None
+    request: Request,
+    settings: Settings,
+    choice: JudgeChoice,
+    *,
+    max_calls: int | None = None,
+    judge_fault: str | None = None,
 ) -> CaseRun:
-    return asyncio.run(_run(request, settings, choice, max_calls))
+    """Run one request; ``judge_fault`` (fake judges only) spoils every verdict's score."""
+    return asyncio.run(_run(request, settings, choice, max_calls, judge_fault))
 
 
 async def _run(
-    request: Request, settings: Settings, choice: JudgeChoice, max_calls: int | None
+    request: Request,
+    settings: Settings,
+    choice: JudgeChoice,
+    max_calls: int | None,
+    judge_fault: str | None = None,
 ) -> CaseRun:
     inner: httpx.AsyncBaseTransport
-    if choice.kind == "http":
+    fault = next((f for f in SCORE_FAULT_NAMES if f == judge_fault), None)
+    if fault is not None:
+        # A faulty server is what such a case tests: always the fake one, whatever judge runs
+        # the rest of the suite.
+        inner = RuleJudge(permissive=True, score_fault=fault).transport
+    elif choice.kind == "http":
         inner = httpx.AsyncHTTPTransport(retries=0)
     else:
         inner = RuleJudge(permissive=choice.kind == "fake-permissive").transport

@@ -11,7 +11,16 @@ import random
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from judge.redteam import citation_abuse, evasion, exhaustion, injection, meaning, splitting
+from judge.redteam import (
+    citation_abuse,
+    evasion,
+    exhaustion,
+    injection,
+    lookalikes,
+    meaning,
+    scores,
+    splitting,
+)
 from judge.redteam.model import Attack, Case, Seed
 from judge.redteam.seeds import BUILTIN_SEEDS, EXAMPLES_DIR, load_dev_seeds, load_examples
 
@@ -23,6 +32,8 @@ FAMILIES: tuple[str, ...] = (
     citation_abuse.FAMILY,
     splitting.FAMILY,
     exhaustion.FAMILY,
+    scores.FAMILY,
+    lookalikes.FAMILY,
 )
 ATTACKS: tuple[Attack, ...] = (
     *injection.ATTACKS,
@@ -31,6 +42,8 @@ ATTACKS: tuple[Attack, ...] = (
     *citation_abuse.ATTACKS,
     *splitting.ATTACKS,
     *exhaustion.ATTACKS,
+    *scores.ATTACKS,
+    *lookalikes.ATTACKS,
 )
 
 
@@ -68,6 +81,7 @@ def build_suite(seeds: Iterable[Seed], attacks: Sequence[Attack] = ATTACKS) -> l
                     judge_dependent=variant.judge_dependent,
                     settings=dict(variant.settings),
                     note=variant.note or attack.about,
+                    judge_fault=variant.judge_fault,
                 )
             )
     return cases

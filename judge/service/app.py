@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 import uuid
@@ -29,7 +28,7 @@ from judge.config import Settings
 from judge.errors import AuditError, ConfigError, InputError
 from judge.judges.wrappers import UnavailableJudge, with_deadline
 from judge.pipeline.entail.thresholds import active_thresholds
-from judge.pipeline.inputs import parse_request
+from judge.pipeline.inputs import parse_json, parse_request
 from judge.pipeline.runner import verify
 from judge.protocols import Judge
 from judge.schemas import VerifyRequest, VerifyResponse
@@ -314,15 +313,7 @@ def _effective_settings(settings: Settings, options: ServeOptions) -> Settings:
 
 
 def _parse_body(body: bytes) -> VerifyRequest:
-    try:
-        data = json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", field="request"
-        ) from None
-    except (UnicodeDecodeError, RecursionError):
-        raise InputError("the body is not a readable JSON document", field="request") from None
-    return parse_request(data)
+    return parse_request(parse_json(body, field="request", source="the body"))
 
 
 def _refuse(status: int, exc: InputError) -> Response:

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from judge.errors import ConfigError
+from judge.errors import ConfigError, JudgeOutputInvalid
+from judge.pipeline.entail.score import LABEL_ONLY_EXTRA, LABEL_ONLY_NOTE
 from judge.pipeline.entail.verdict import Verdict, VerdictQuoteFirst
 from judge.pipeline.entail.windows import build_premises
 from judge.protocols import Decomposer, Judge
@@ -131,13 +132,22 @@ async def test_each_request_view_gets_a_fresh_nonce() -> None:
     assert all(len(n) == 24 for n in views)
 
 
-async def test_logprobs_off_sends_no_logprob_parameters_and_gives_no_scores() -> None:
+async def test_logprobs_off_is_a_verifier_fault_unless_label_only_is_allowed() -> None:
     fake = FakeJudgeServer([verdict_response("supported", quote=QUOTE, ids=["S1"])])
     judge = fake.judge(fake_settings(logprobs=False))
+    with pytest.raises(JudgeOutputInvalid, match="no readable score: logprobs are off"):
+        await judge.entail(CLAIM, PREMISE)
+    assert "logprobs" not in fake.requests[0] and "top_logprobs" not in fake.requests[0]
+
+
+async def test_logprobs_off_with_label_only_allowed_gives_a_named_unscored_verdict() -> None:
+    fake = FakeJudgeServer([verdict_response("supported", quote=QUOTE, ids=["S1"])])
+    judge = fake.judge(fake_settings(logprobs=False, allow_label_only=True))
     result = await judge.entail(CLAIM, PREMISE)
     assert "logprobs" not in fake.requests[0] and "top_logprobs" not in fake.requests[0]
     assert result.p_supported is None and result.p_contradicted is None
-    assert result.extra == {}
+    assert result.extra == {LABEL_ONLY_EXTRA: 1.0}
+    assert result.reason.startswith(LABEL_ONLY_NOTE)
 
 
 async def test_model_is_discovered_from_the_server_when_not_configured() -> None:

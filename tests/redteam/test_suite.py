@@ -21,7 +21,7 @@ from judge.cli.app import main
 from judge.config import Settings
 from judge.errors import InputError
 from judge.pipeline import runner as pipeline
-from judge.pipeline.checks import IdentifierCheck, default_checks
+from judge.pipeline.checks import IdentifierCheck, LookalikeCheck, NumberCheck, default_checks
 from judge.redteam import (
     FAMILIES,
     Case,
@@ -225,6 +225,34 @@ def test_exact_checks_alone_catch_the_evasions_against_a_permissive_judge() -> N
     assert unexpected == []
     evasion = next(row for row in report.rows if row.family == "evasion")
     assert evasion.caught >= 20
+
+
+def test_score_and_look_alike_families_are_all_caught(report: Report) -> None:
+    rows = {row.family: row for row in report.rows if row.family in ("scores", "lookalikes")}
+    assert set(rows) == {"scores", "lookalikes"}
+    assert all(row.caught == row.cases and row.to_pass == 0 for row in rows.values()), rows
+    transforms = {r.case_id.split("/")[1] for r in report.results if r.family == "lookalikes"}
+    assert {"tone_five", "roman_numeral_digit", "bidi_override", "percent_for_points"} <= transforms
+
+
+def test_score_faults_pass_when_label_only_verdicts_are_allowed() -> None:
+    # The weakened defence: a label-only verdict decides, and every score case passes. The
+    # finance seed: every one of its sentences holds, so nothing but the score could block it
+    # (the refund seed's last sentence contradicts its evidence, which the exact checks catch).
+    cases = select(build_suite(BUILTIN_SEEDS[1:2]), families=["scores"])
+    assert len(cases) == 5
+    assert all(r.status is Status.CAUGHT for r in _run(cases).results)
+    weakened = _run(cases, Settings(allow_label_only=True))
+    assert len(weakened.must_block_passed) == len(cases)
+
+
+def test_look_alike_values_pass_the_weakened_checks_against_a_permissive_judge() -> None:
+    cases = select(build_suite(BUILTIN_SEEDS), families=["lookalikes"])
+    permissive = JudgeChoice("fake-permissive")
+    assert all(r.status is Status.CAUGHT for r in _run(cases, judge=permissive).results)
+    plain = [c for c in default_checks() if not isinstance(c, LookalikeCheck | NumberCheck)]
+    weakened = _run(cases, checks=plain, judge=permissive)
+    assert any(r.status is Status.MISSED for r in weakened.results)
 
 
 # --- the runner ---------------------------------------------------------------------------------

@@ -172,9 +172,13 @@ def verdict_response(
     variant: str = "label_first",
     scores: Mapping[str, float] | None = None,
     finish_reason: str = "stop",
+    scored: bool = True,
 ) -> dict[str, Any]:
-    """A verdict answer; with ``scores`` it carries logprobs for the label token."""
+    """A verdict answer with logprobs for the label token: ``scores``, or by default 0.9 for
+    ``label``. ``scored=False`` sends no logprobs (a verdict whose score cannot be read)."""
     content = verdict_json(label, reason, quote, ids, variant=variant)
+    if scores is None and scored:
+        scores = confident(label)
     logprobs = None
     if scores is not None and variant == "yes_no":
         answers: dict[str, float] = {}
@@ -184,6 +188,11 @@ def verdict_response(
     elif scores is not None:
         logprobs = logprob_content(content, label_alternatives(scores), chosen=label)
     return chat_completion(content, logprobs=logprobs, finish_reason=finish_reason)
+
+
+def confident(label: str, p: float = 0.9) -> dict[str, float]:
+    """Scores that give ``label`` probability ``p`` and share the rest."""
+    return {name: (p if name == label else (1 - p) / 2) for name in LABELS}
 
 
 def invalid_json_response() -> dict[str, Any]:

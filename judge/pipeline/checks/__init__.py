@@ -32,16 +32,17 @@ def default_checks() -> list[Check]:
     """The checks in pipeline order; the first that does not pass decides the claim's label.
 
     Exact string matches come first (they cannot misread), then dates before numbers (a date's
-    digits are not a count), then the computed-number review, and the word-level hedge check,
-    the least certain, then the polarity check, which reads negation against the evidence
-    sentence the claim restates.
+    digits are not a count), then the review of values written with look-alike or hidden
+    characters (after the value checks, so a wrong value is reported as wrong), then the
+    computed-number review, the word-level hedge check, the least certain, and last the
+    polarity check, which reads negation against the evidence sentence the claim restates.
     """
     return [
         QuoteCheck(),
         IdentifierCheck(),
-        LookalikeCheck(),
         DateCheck(),
         NumberCheck(),
+        LookalikeCheck(),
         ArithmeticCheck(),
         HedgeCheck(),
         PolarityCheck(),

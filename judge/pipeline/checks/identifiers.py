@@ -21,9 +21,12 @@ _SKU = r"(?=(?:[A-Z-]*\d){3})(?=[\dA-Z-]*[A-Z])[A-Z\d]+(?:-[A-Z\d]+)+"
 _VERSION = r"[vV]\d+(?:\.\d+)+|\d+(?:\.\d+){2,}"
 _HEX = r"(?:0x)?(?=[a-fA-F]*\d)(?=\d*[a-fA-F])[0-9a-fA-F]{7,64}"
 _TICKET = r"#\d{3,}"
+# Model and product names: capitals then one or two digits, an optional lower-case suffix
+# ("X2", "GPT-4o", "A7"). Not quarters, halves or fiscal years ("Q3", "H1", "FY24").
+_MODEL = r"(?!(?:Q[1-4]|H[12]|FY\d{2})(?![\w-]))[A-Z]{1,10}-?\d{1,2}[a-z]{0,2}"
 _IDENTIFIER = re.compile(
     rf"(?<![\w.#-])(?:(?P<version>{_VERSION})|(?P<hex>{_HEX})|(?P<code>{_PREFIXED}|{_SKU})"
-    rf"|(?P<ticket>{_TICKET}))(?![\w-]|\.\d)"
+    rf"|(?P<ticket>{_TICKET})|(?P<model>{_MODEL}))(?![\w-]|\.\d)"
 )
 _HEX_TOKEN = re.compile(r"(?<![\w])(?:0x)?([0-9a-fA-F]{7,64})(?![\w])")
 _LOOKS_LIKE_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")

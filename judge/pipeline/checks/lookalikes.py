@@ -1,9 +1,10 @@
-"""The look-alike check: numbers and codes written with letters drawn like digits.
+"""The look-alike check: what the normalisation had to undo in a claim is sent to review.
 
-"З1 days" (Cyrillic Ze for 3), "б0" (Cyrillic be for 6), "2.О" (Cyrillic O) read as numbers to a
-person, but the number and identifier checks see no number there at all, so nothing is
-compared. A token that puts such a letter next to a digit, or is made of such letters alone,
-cannot be checked exactly: a person must look at it.
+:mod:`judge.text.normalise` reads a digit drawn as a letter ("Ƽ0%", "З1 days", "4O7") as the
+digit, so the number and identifier checks compare the value a reader sees; it drops invisible
+and bidirectional controls, so they compare the text that is displayed. A claim that needed
+either cannot be trusted to say what it shows: a person must look at it, even when the value
+it reads as is right. Disguises the cited evidence itself uses are not the claim's doing.
 """
 
 from __future__ import annotations
@@ -12,38 +13,41 @@ import re
 
 from judge.pipeline.checks.outcome import missing
 from judge.schemas import CheckOutcome, CheckStatus, Label
+from judge.text.normalise import DIGIT_LOOKALIKES, for_checking
 
-# Cyrillic and Greek letters drawn like 0, 3, 4, 6 (and like 1: Ukrainian I, Greek iota).
-_FOREIGN = "ОоЗзбЧчІіΟοΙ"
-# Latin letters drawn like 0 and 1 count only between digits ("4O7"): "CO2" and "O2" are words.
-_LATIN_BETWEEN = re.compile(r"\d[OolI]\d")
-_NEXT_TO_DIGIT = re.compile(rf"\d[.,]?[{_FOREIGN}]|[{_FOREIGN}][.,]?\d")
-_ONLY_FOREIGN = re.compile(rf"[{_FOREIGN}]+")
 _TOKEN = re.compile(r"[^\s,;:()\[\]]+")
 
 
-def disguised(token: str) -> bool:
-    core = token.strip(".!?'\"")
-    return bool(
-        _NEXT_TO_DIGIT.search(core) or _LATIN_BETWEEN.search(core) or _ONLY_FOREIGN.fullmatch(core)
-    )
+def _foreign_only(token: str) -> bool:
+    # A token made only of non-Latin letters drawn like digits ("ЗО") hides a number too.
+    core = token.strip(".!?'\"%")
+    return bool(core) and all(not c.isascii() and c in DIGIT_LOOKALIKES for c in core)
 
 
 class LookalikeCheck:
-    """Sends a claim to review when it writes a number or code with look-alike letters the
-    evidence does not also use."""
+    """Sends a claim to review when it writes a number or code with look-alike characters, or
+    holds bidirectional controls or invisible characters inside a word or number, that the
+    evidence does not also hold."""
 
     name: str = "lookalikes"
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
-        found = [t for t in _TOKEN.findall(claim) if disguised(t) and t not in evidence]
+        read = for_checking(claim)
+        found = [f"{written} (read as {as_read})" for written, as_read in read.disguised]
+        found += [t for t in _TOKEN.findall(claim) if _foreign_only(t)]
+        found = [f for f in found if f.partition(" (read as")[0] not in evidence]
+        seen = for_checking(evidence)
+        if read.bidi and not seen.bidi:
+            found.append("bidirectional controls: " + ", ".join(read.hidden))
+        elif read.hidden_inside and not seen.hidden_inside:
+            found.append("invisible characters inside a word or number: " + ", ".join(read.hidden))
         if not found:
             return None
         return missing(
             self.name,
             Label.NEEDS_REVIEW,
-            "Numbers or codes written with look-alike letters",
+            "Look-alike or hidden characters",
             found,
             status=CheckStatus.NEEDS_REVIEW,
-            how="letters drawn like digits hide the value from the exact checks",
+            how="they make the text shown differ from the text checked",
         )

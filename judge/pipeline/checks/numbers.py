@@ -18,6 +18,7 @@ from functools import lru_cache
 from judge.pipeline.checks.date_mentions import find_dates
 from judge.pipeline.checks.derivation import arithmetic_cue, by_arithmetic, by_conversion
 from judge.pipeline.checks.identifiers import find_identifiers
+from judge.pipeline.checks.kinds import kind_conflict
 from judge.pipeline.checks.matching import found_in
 from judge.pipeline.checks.outcome import missing, passed
 from judge.pipeline.checks.quantities import Quantity, find_quantities, masked
@@ -65,12 +66,19 @@ class NumberCheck:
             and by_conversion(q, pool) is None
             and not (computes and by_arithmetic(q, pool))
         ]
+        seen = normalise(evidence)
+        absent += [
+            f"{q.text} (the evidence says {other.text})"
+            for q in wanted
+            if q.text not in absent and (other := kind_conflict(q, text, seen, pool)) is not None
+        ]
         if absent:
             return missing(
                 self.name,
                 Label.NUMBER_MISMATCH,
                 "Numbers",
                 absent,
-                how="compared as values, allowing only rounding to the claim's precision",
+                how="compared as values of the same kind, allowing only rounding to the claim's "
+                "precision",
             )
         return passed(self.name, "Every number of the claim was")

@@ -177,9 +177,27 @@ def _flip(claim: _Clause, evidence: _Clause, claim_text: str, evidence_text: str
     if None not in quantifiers and "none" in quantifiers and len(quantifiers) == 2:
         return f"the claim says {claim.quantifier!r}, the evidence {evidence.quantifier!r}"
     if claim.negated != evidence.negated and not (claim.quantifier or evidence.quantifier):
+        negated, plain = (claim, evidence) if claim.negated else (evidence, claim)
+        if not _negation_governs(negated.text, negated.words & plain.words):
+            return None
         side = "claim" if claim.negated else "evidence"
         return f"only the {side} is negated"
     return None
+
+
+_CONJUNCT = re.compile(r",?\s+\b(?:and|or)\b\s+", re.IGNORECASE)
+
+
+def _negation_governs(text: str, shared: AbstractSet[str]) -> bool:
+    """Whether the negation of a clause bears on what the two sides share: in "store credit
+    does not expire and can be used in any store", the "not" belongs to "expire", and a claim
+    that store credit can be used in any store restates the other conjunct."""
+    parts = [_clause(part) for part in _CONJUNCT.split(text) if part.strip()]
+    if len(parts) < 2:
+        return True
+    under = sum(len(part.words & shared) for part in parts if part.negated)
+    free = sum(len(part.words & shared) for part in parts if not part.negated)
+    return under >= free
 
 
 def _first_unused(

@@ -390,9 +390,14 @@ def decide_label(result: EntailmentResult, t_entail: float, t_contra: float) -> 
     """Thresholded decision for one window.
 
     Contradicted iff P(contradicted) >= t_contra; otherwise supported iff P(supported) >=
-    t_entail; otherwise unsupported. Without scores (the server gave no logprobs) the judge's
-    own label decides each test. Contradiction is tested first, so it wins.
+    t_entail; otherwise unsupported. A result without a score is refused
+    (``JudgeOutputInvalid``) unless it is an opted-in label-only verdict, whose label then
+    decides each test. Contradiction is tested first, so it wins.
     """
+    # Imported here: the score module reads this module's verdict schema.
+    from judge.pipeline.entail.score import require_score
+
+    require_score(result)
     if result.p_contradicted is not None:
         contradicted = result.p_contradicted >= t_contra
     else:

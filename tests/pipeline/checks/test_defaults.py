@@ -19,9 +19,9 @@ def test_default_checks_satisfy_the_protocol_in_pipeline_order() -> None:
     assert [type(c) for c in checks] == [
         QuoteCheck,
         IdentifierCheck,
-        LookalikeCheck,
         DateCheck,
         NumberCheck,
+        LookalikeCheck,
         ArithmeticCheck,
         HedgeCheck,
         PolarityCheck,

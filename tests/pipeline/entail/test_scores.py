@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pytest
 from openai.types.chat import ChatCompletionTokenLogprob
 
+from judge.errors import JudgeOutputInvalid
+from judge.pipeline.entail.score import LABEL_ONLY_EXTRA
 from judge.pipeline.entail.types import EntailmentResult
 from judge.pipeline.entail.verdict import (
     YES_NO_LABELS,
@@ -16,7 +19,8 @@ from judge.pipeline.entail.verdict import (
     label_value_offset,
 )
 from judge.pipeline.entail.windows import build_premises
-from judge.schemas import Claim, JudgeTrace, Label, Passage
+from judge.pipeline.runner import verify
+from judge.schemas import Action, Claim, JudgeTrace, Label, Passage
 from tests.support.fake_judge import (
     FakeJudgeServer,
     chat_completion,
@@ -97,12 +101,12 @@ def test_no_label_key_gives_no_score() -> None:
     assert label_value_offset('{"a": {"label": "x"}}') is None
 
 
-async def test_missing_logprobs_give_no_scores_and_the_label_decides() -> None:
-    fake = FakeJudgeServer([verdict_response("supported", quote=EVIDENCE, ids=["S1"])])
-    result = await fake.judge().entail(CLAIM, PREMISE)
-    assert result.p_supported is None and result.p_contradicted is None
-    assert result.extra == {"score_unavailable": 1.0}
-    assert decide_label(result, 0.9, 0.9) is Label.SUPPORTED
+async def test_missing_logprobs_are_a_verifier_fault_not_a_label_decision() -> None:
+    fake = FakeJudgeServer(
+        [verdict_response("supported", quote=EVIDENCE, ids=["S1"], scored=False)]
+    )
+    with pytest.raises(JudgeOutputInvalid, match="no readable score"):
+        await fake.judge().entail(CLAIM, PREMISE)
 
 
 def _result(label: str, p_sup: float | None, p_con: float | None) -> EntailmentResult:
@@ -119,9 +123,6 @@ def _result(label: str, p_sup: float | None, p_con: float | None) -> EntailmentR
         ("contradicted", 0.1, 0.8, 0.5, 0.5, Label.CONTRADICTED),
         ("contradicted", 0.3, 0.4, 0.5, 0.5, Label.UNSUPPORTED),  # under the contra threshold
         ("supported", 0.55, 0.45, 0.5, 0.4, Label.CONTRADICTED),  # contradiction wins
-        ("supported", None, None, 0.99, 0.99, Label.SUPPORTED),  # no score: the label decides
-        ("contradicted", None, None, 0.5, 0.5, Label.CONTRADICTED),
-        ("unsupported", None, None, 0.0, 0.0, Label.UNSUPPORTED),
     ],
 )
 def test_decide(
@@ -133,6 +134,36 @@ def test_decide(
     expected: Label,
 ) -> None:
     assert decide_label(_result(label, p_sup, p_con), t_entail, t_contra) is expected
+
+
+@pytest.mark.parametrize("label", ["supported", "contradicted", "unsupported"])
+def test_decide_refuses_a_result_without_a_score(label: str) -> None:
+    with pytest.raises(JudgeOutputInvalid, match="no score"):
+        decide_label(_result(label, None, None), 0.0, 0.0)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -0.1, 1.5])
+def test_decide_refuses_a_score_out_of_range(bad: float) -> None:
+    with pytest.raises(JudgeOutputInvalid, match="not in"):
+        decide_label(_result("supported", bad, 0.1), 0.5, 0.5)
+    with pytest.raises(JudgeOutputInvalid, match="not in"):
+        decide_label(_result("supported", 0.9, bad), 0.5, 0.5)
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ("supported", Label.SUPPORTED),
+        ("contradicted", Label.CONTRADICTED),
+        ("unsupported", Label.UNSUPPORTED),
+    ],
+)
+def test_decide_lets_the_label_decide_an_opted_in_label_only_result(
+    label: str, expected: Label
+) -> None:
+    result = _result(label, None, None)
+    result.extra[LABEL_ONLY_EXTRA] = 1.0
+    assert decide_label(result, 0.99, 0.99) is expected
 
 
 async def test_yes_no_scores_are_the_answer_token_probability_with_no_contradiction() -> None:
@@ -165,3 +196,25 @@ def test_yes_no_prefixes_map_to_answers_and_labels_elsewhere_are_ignored() -> No
     assert dist["contradicted"] == 0.0
     # Read with the three-label vocabulary, the same tokens give no score.
     assert label_distribution(tokens, "unsupported") is None
+
+
+class _ScorelessJudge:
+    """A judge (not the HTTP one) whose results carry no score: a cached entry from before,
+    or another implementation of the protocol."""
+
+    model_id = "scoreless"
+
+    async def entail(
+        self, claim: Claim, premise: object, question: str | None = None
+    ) -> EntailmentResult:
+        return _result("supported", None, None)
+
+
+async def test_a_scoreless_result_from_any_judge_is_a_verifier_error() -> None:
+    request = {
+        "evidence": [{"id": "S1", "text": EVIDENCE}],
+        "answer": "Opened items can be returned within 14 days [S1].",
+    }
+    response = await verify(request, fake_settings(), judge=_ScorelessJudge())
+    assert response.action is Action.BLOCK
+    assert [v.label for v in response.verdicts] == [Label.VERIFIER_ERROR]
