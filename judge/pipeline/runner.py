@@ -18,6 +18,7 @@ from judge.config import Settings, load_settings
 from judge.pipeline import stages
 from judge.pipeline.align import Alignment, AlignmentStatus, align_claims
 from judge.pipeline.checks import default_checks
+from judge.pipeline.checks.injection import InjectionScreen
 from judge.pipeline.checks.stuffing import detect_citation_stuffing
 from judge.pipeline.claims.sentences import (
     coverage,
@@ -94,12 +95,17 @@ async def verify(
         verdicts: list[ClaimVerdict | None] = [None] * len(alignments)
         pending: list[_Pending] = []
         checks = default_checks()
+        screen = InjectionScreen(ledger, req.question, req.answer)
         for index, alignment in enumerate(alignments):
             error = extraction.errors.get(alignment.claim.id)
             if error is not None:
                 verdicts[index] = ClaimVerdict(
                     claim=alignment.claim, label=Label.VERIFIER_ERROR, reason=error, error=error
                 )
+                continue
+            flagged = screen.verdict(alignment) if settings.detect_injection else None
+            if flagged is not None:
+                verdicts[index] = flagged
                 continue
             verdict, outcomes = _pre_judge(alignment, ledger, checks)
             if verdict is not None:
