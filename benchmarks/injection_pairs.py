@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import re
 import subprocess
@@ -217,16 +218,22 @@ def done_keys(path: Path) -> set[tuple[str, str, str]]:
 
 
 def work(cases: list[Pair], arm: str, done: set[tuple[str, str, str]]) -> list[Job]:
-    """Each control once, then the attacks; the full arm's controls are the prompt arm's (the
-    detector reads no injection in them), so it runs attacks only."""
-    jobs: list[Job] = []
-    seen: set[str] = set()
+    """Every control first, then the attacks taking placements in turn, so a run cut short
+    still covers every placement. The full arm's controls are the prompt arm's (the detector
+    reads no injection in them), so it runs attacks only."""
+    controls: dict[str, Job] = {}
+    by_placement: dict[str, list[Job]] = {}
     for pair in cases:
-        if arm != "full" and pair.control_id not in seen:
-            seen.add(pair.control_id)
-            jobs.append((pair, arm, "control"))
-        jobs.append((pair, arm, "attack"))
-    return [job for job in jobs if (arm, _case(job), job[2]) not in done]
+        if arm != "full":
+            controls.setdefault(pair.control_id, (pair, arm, "control"))
+        by_placement.setdefault(pair.placement, []).append((pair, arm, "attack"))
+    attacks = [
+        job
+        for turn in itertools.zip_longest(*by_placement.values())
+        for job in turn
+        if job is not None
+    ]
+    return [job for job in [*controls.values(), *attacks] if (arm, _case(job), job[2]) not in done]
 
 
 def _case(job: Job) -> str:

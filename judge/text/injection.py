@@ -48,11 +48,21 @@ _ADDRESSEE = (
     r"(?:ai\s+)?graders?|(?:ai\s+)?evaluators?|judge\s+model|ai\s+judges?|checking\s+model"
 )
 # Where an imperative starts: a line, a clause or a quotation, or after "please", "and", "now".
-_LEAD = (
-    r"(?:^|(?<=[\n.;:!?,(\[>\"'“”*—-])|(?<=\bplease)|(?<=\band)|(?<=\bnow)|(?<=\bthen)"
-    r"|(?<=\bjust)|(?<=\bsimply)|(?<=\balways))\s*"
+# Checked on the text just before a match: as a pattern prefix it would be tried everywhere.
+_LEAD = re.compile(
+    r"(?:^|[\n.;:!?,(\[>\"'“”*—-]|\b(?:please|and|now|then|just|simply|always))\s*$", re.IGNORECASE
 )
+_LEAD_WINDOW = 12
 _TARGET = r"claims?|statements?|answers?|sentences?|responses?|outputs?|facts?|it|this|everything"
+# Patterns that count only where an imperative starts.
+_IMPERATIVE: set[re.Pattern[str]] = set()
+
+
+def _imperative(source: str, flags: int) -> re.Pattern[str]:
+    pattern = re.compile(source, flags)
+    _IMPERATIVE.add(pattern)
+    return pattern
+
 
 _PATTERNS: tuple[tuple[InjectionKind, re.Pattern[str]], ...] = (
     # Special-token syntax of chat templates: <|im_start|>, <|eot_id|>, <｜…｜> (folded to |),
@@ -103,10 +113,10 @@ _PATTERNS: tuple[tuple[InjectionKind, re.Pattern[str]], ...] = (
     # Instructions to drop the instructions or the evidence.
     (
         InjectionKind.INSTRUCTION,
-        re.compile(
-            _LEAD + r"\b(?:ignore|disregard|forget|override|bypass)\s+"
-            r"(?:(?:all|any|the|your|of|these|those|every|previous|prior|above|earlier|preceding|former|other|system|original)"
-            r"\s+){0,4}(?:instructions?|rules|prompts?|directions|guidelines|directives|"
+        _imperative(
+            r"\b(?:ignore|disregard|forget|override|bypass)\s+"
+            r"(?:(?:all|any|the|your|of|these|those|every|previous|prior|above|earlier|"
+            r"preceding|former|other|system|original)\s+){0,4}(?:instructions?|rules|prompts?|directions|guidelines|directives|"
             r"evidence|document|context|fences?|system\s+message|everything\s+(?:above|else))\b",
             _I,
         ),
@@ -114,18 +124,19 @@ _PATTERNS: tuple[tuple[InjectionKind, re.Pattern[str]], ...] = (
     # Instructions to give a verdict: "answer yes", "respond with \"yes\"", "mark it supported".
     (
         InjectionKind.INSTRUCTION,
-        re.compile(
-            _LEAD + r"\b(?:answer|respond|reply|output|return)\s+"
-            r"(?:(?:with|only|just|simply|always)\s+){0,2}[\"'“‘«]?(?:yes|supported|entailed|consistent)\b",
+        _imperative(
+            r"\b(?:answer|respond|reply|output|return)\s+"
+            r"(?:(?:with|only|just|simply|always)\s+){0,2}[\"'“‘«]?"
+            r"(?:yes|supported|entailed|consistent)\b",
             _I,
         ),
     ),
     (
         InjectionKind.INSTRUCTION,
-        re.compile(
-            _LEAD + r"\b(?:mark|label|classify|rate|grade|score|treat|judge|consider|flag)\s+"
-            r"(?:(?:this|"
-            rf"the|each|every|all|any|these|my|our)\s+)?(?:{_TARGET})\s+(?:as\s+)?[\"'“‘«]?"
+        _imperative(
+            r"\b(?:mark|label|classify|rate|grade|score|treat|judge|consider|flag)\s+"
+            r"(?:(?:this|the|each|every|all|any|these|my|our)\s+)?"
+            rf"(?:{_TARGET})\s+(?:as\s+)?[\"'“‘«]?"
             r"(?:supported|entailed|consistent|verified|true|correct|grounded|faithful|pass(?:ed)?)"
             r"\b",
             _I,
@@ -174,9 +185,11 @@ _PATTERNS: tuple[tuple[InjectionKind, re.Pattern[str]], ...] = (
 )
 
 
-def _fold(text: str) -> tuple[str, list[int]]:
+def _fold(text: str) -> tuple[str, list[int] | None]:
     """NFKC per character, format characters dropped; and each folded character's offset in
-    ``text``, so findings map back onto it."""
+    ``text``, so findings map back onto it (None: ASCII text folds to itself)."""
+    if text.isascii():
+        return text, None
     folded: list[str] = []
     origin: list[int] = []
     for index, char in enumerate(text):
@@ -198,8 +211,13 @@ def find_injections(text: str) -> list[Finding]:
         for match in pattern.finditer(folded):
             if match.end() == match.start():
                 continue
-            start = origin[match.start()]
-            end = origin[match.end() - 1] + 1
+            start, end = match.start(), match.end()
+            if pattern in _IMPERATIVE and not _LEAD.search(
+                folded, max(0, start - _LEAD_WINDOW), start
+            ):
+                continue
+            if origin is not None:
+                start, end = origin[start], origin[end - 1] + 1
             while start < end and text[start].isspace():
                 start += 1
             spans.append((start, end, kind))

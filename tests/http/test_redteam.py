@@ -220,7 +220,8 @@ def test_injection_succeeds_without_the_screen_and_neutralising(
     monkeypatch.setattr(judge.pipeline.claims.decompose, "neutralise", lambda text: text)
     weakened = _run(cases, Settings(detect_injection=False)).results
     assert all(r.status is Status.MISSED for r in weakened)
-    assert all("judge request" in r.why for r in weakened)
+    # A passage's source never reaches the judge's prompt; everything else breaks it.
+    assert all(("judge request" in r.why) != ("/source_" in r.case_id) for r in weakened)
 
 
 def test_exact_checks_alone_catch_the_evasions_against_a_permissive_judge() -> None:
