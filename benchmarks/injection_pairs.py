@@ -253,7 +253,7 @@ async def run_arms(args: argparse.Namespace) -> None:
     for arm in args.arms:
         switch.select(arm == "original")
         settings = base.model_copy(update={"detect_injection": arm == "full"})
-        todo = work(cases, arm, done_keys(args.out))
+        todo = [job for job in work(cases, arm, done_keys(args.out)) if job[2] in args.sides]
         gate = asyncio.Semaphore(args.concurrency)
 
         async def one(
@@ -344,6 +344,7 @@ def main() -> None:
     run.add_argument("--arms", type=lambda v: v.split(","), default=["prompt", "full", "original"])
     run.add_argument("--template-ref", default=ORIGINAL_REF)
     run.add_argument("--concurrency", type=int, default=2)
+    run.add_argument("--sides", type=lambda v: v.split(","), default=["control", "attack"])
     show = commands.add_parser("report")
     for sub in (run, show):
         sub.add_argument("--data", type=Path, default=DEV_CLAIMS)
