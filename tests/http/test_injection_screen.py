@@ -5,13 +5,25 @@ switched off the injected one passes too, so the screen is what stops it."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
+from judge.audit.log import AuditLog
+from judge.cli.app import main
 from judge.pipeline.runner import verify
-from judge.schemas import Action, Label
-from tests.fakes import FakeJudgeServer, fake_settings, verdict_response
+from judge.schemas import Action, Label, VerifyResponse
+from judge.service.app import ServeOptions, create_app
+from tests.fakes import (
+    FAKE_MODEL,
+    FakeJudgeServer,
+    fake_settings,
+    run_fake_openai_server,
+    verdict_response,
+)
 
 EVIDENCE = "Refunds are issued within 14 days of receiving the returned item."
 CLAIM = "Refunds are issued within 14 days"
@@ -88,9 +100,11 @@ async def test_the_verdict_names_the_span_in_the_passage() -> None:
 async def test_the_answer_span_is_named_once() -> None:
     response, _ = await _verify(plant("answer", PAYLOADS["checker"]))
     (verdict,) = response.verdicts
-    assert verdict.reason.count("note to the fact checker") + verdict.reason.count(
-        "Note to the fact checker"
-    ) == 1
+    assert (
+        verdict.reason.count("note to the fact checker")
+        + verdict.reason.count("Note to the fact checker")
+        == 1
+    )
 
 
 async def test_structured_claims_are_screened() -> None:
@@ -121,3 +135,38 @@ async def test_an_uncited_injected_sentence_is_still_flagged() -> None:
     response, _ = await _verify(request)
     assert response.action is Action.BLOCK
     assert [v.label for v in response.verdicts][-1] is Label.NEEDS_REVIEW
+
+
+# --- the command line and the service -----------------------------------------------------------
+
+
+def test_cli_blocks_an_injected_answer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    clean, attacked = tmp_path / "clean.json", tmp_path / "attacked.json"
+    clean.write_text(json.dumps(plant("none", "")), encoding="utf-8")
+    attacked.write_text(json.dumps(plant("answer", PAYLOADS["checker"])), encoding="utf-8")
+    fake = FakeJudgeServer(always_yes)
+    with run_fake_openai_server(fake.handler) as url:
+        flags = ["--base-url", url, "--model", FAKE_MODEL, "--no-cache", "--json"]
+        assert main(["verify", str(clean), *flags]) == 0
+        capsys.readouterr()
+        assert main(["verify", str(attacked), *flags]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["action"] == "block"
+    assert out["verdicts"][0]["label"] == "needs_review"
+
+
+async def test_service_blocks_an_injected_evidence_passage(tmp_path: Path) -> None:
+    settings = fake_settings(state_dir=tmp_path, verdict_variant="yes_no", check_conclusion=False)
+    fake = FakeJudgeServer(always_yes)
+    audit = AuditLog.open(tmp_path / "audit.sqlite3")
+    app = create_app(settings, ServeOptions(), judge=fake.judge(settings), audit=audit)
+    try:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://service") as client:
+            reply = await client.post("/v1/verify", json=plant("evidence", PAYLOADS["ignore"]))
+    finally:
+        audit.close()
+    assert reply.status_code == 200
+    response = VerifyResponse.model_validate(reply.json())
+    assert response.action is Action.BLOCK
+    assert response.verdicts[0].label is Label.NEEDS_REVIEW
