@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import fnmatch
 import itertools
 import json
 import re
@@ -253,7 +254,11 @@ async def run_arms(args: argparse.Namespace) -> None:
     for arm in args.arms:
         switch.select(arm == "original")
         settings = base.model_copy(update={"detect_injection": arm == "full"})
-        todo = [job for job in work(cases, arm, done_keys(args.out)) if job[2] in args.sides]
+        todo = [
+            job
+            for job in work(cases, arm, done_keys(args.out))
+            if job[2] in args.sides and any(fnmatch.fnmatchcase(job[0].id, g) for g in args.cases)
+        ]
         gate = asyncio.Semaphore(args.concurrency)
 
         async def one(
@@ -345,6 +350,7 @@ def main() -> None:
     run.add_argument("--template-ref", default=ORIGINAL_REF)
     run.add_argument("--concurrency", type=int, default=2)
     run.add_argument("--sides", type=lambda v: v.split(","), default=["control", "attack"])
+    run.add_argument("--cases", type=lambda v: v.split(","), default=["*"], help="case id globs")
     show = commands.add_parser("report")
     for sub in (run, show):
         sub.add_argument("--data", type=Path, default=DEV_CLAIMS)
