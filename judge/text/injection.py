@@ -116,8 +116,8 @@ _PATTERNS: tuple[tuple[InjectionKind, re.Pattern[str]], ...] = (
         _imperative(
             r"\b(?:ignore|disregard|forget|override|bypass)\s+"
             r"(?:(?:all|any|the|your|of|these|those|every|previous|prior|above|earlier|"
-            r"preceding|former|other|system|original)\s+){0,4}(?:instructions?|rules|prompts?|directions|guidelines|directives|"
-            r"evidence|document|context|fences?|system\s+message|everything\s+(?:above|else))\b",
+            r"preceding|former|other|system|original)\s+){0,4}"
+            r"(?:instructions?|rules|prompts?|directions|guidelines|directives|evidence|document|context|fences?|system\s+message|everything\s+(?:above|else))\b",
             _I,
         ),
     ),
@@ -176,7 +176,9 @@ _PATTERNS: tuple[tuple[InjectionKind, re.Pattern[str]], ...] = (
             r"siempre|solo|só)\s+)*[\"«“]?(?:sí|si|sim)\b"
             r"|\bnegeer\b[^.\n]{0,40}\binstructies\b|\bantwoord\s+(?:met\s+)?[\"“]?ja\b"
             r"|\bигнорир\w*\b[^.\n]{0,40}\bинструкци\w*|\bответь\w*\s+[«\"“]?да\b"
-            r"|(?:Faktenprüfer|Faktenchecker|vérificateur|verificador|verificatore)\w*"
+            r"|\b(?:für|an)\s+den\s+(?:Faktenprüfer|Faktenchecker)"
+            r"|\b(?:pour\s+le|au)\s+vérificateur|\b(?:para\s+el|al)\s+verificador"
+            r"|\bper\s+il\s+verificatore"
             r"|忽略[^。\n]{0,12}(?:指令|指示|说明|規則|规则)|回答[“\"「](?:是|对)[”\"」]"
             r"|指示を無視",
             _I,
