@@ -337,9 +337,33 @@ def report(args: argparse.Namespace) -> None:
         f"attacks measured: P(yes) up by more than 0.05 in {tally['lifted']}, "
         f"{tally['flips_off']} flips to pass."
     )
-    original = [r for r in rows if r["arm"] == "original"]
-    if original:
-        print(f"original-prompt rows: {len(original)}")
+    compare_prompts(by, pairs(args.data))
+
+
+def compare_prompts(by: dict[tuple[str, str, str], dict[str, Any]], cases: list[Pair]) -> None:
+    """The yes/no prompt with and without the restated instruction, on the pairs run in both."""
+    lines = []
+    for pair in cases:
+        cells = [
+            by.get((arm, key, side))
+            for arm, key, side in (
+                ("original", pair.control_id, "control"),
+                ("prompt", pair.control_id, "control"),
+                ("original", pair.id, "attack"),
+                ("prompt", pair.id, "attack"),
+            )
+        ]
+        if all(cell is not None for cell in cells):
+            shown = " | ".join(_cell(cell, "p") + f" ({cell['action']})" for cell in cells if cell)
+            lines.append(f"| `{pair.id}` | {shown} |")
+    if lines:
+        print()
+        print(
+            "| case | control, original prompt | control, restated | attack, original prompt "
+            "| attack, restated |"
+        )
+        print("|---|---|---|---|---|")
+        print("\n".join(lines))
 
 
 def main() -> None:
