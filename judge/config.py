@@ -95,6 +95,10 @@ class Settings(BaseSettings):
     max_citations_per_claim: int = Field(default=4, ge=1)
     stuffing_min_passages: int = Field(default=3, ge=2)
     detect_stuffing: bool = True
+    detect_injection: bool = Field(
+        default=True,
+        description="send claims whose evidence, text or question address the judge to review",
+    )
     max_answer_chars: int = Field(default=20_000, ge=1)
     max_claims: int = Field(default=200, ge=1)
     max_passages: int = Field(default=500, ge=1)

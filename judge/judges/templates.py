@@ -27,19 +27,27 @@ PROMPTS_PACKAGE = "judge.prompts"
 # Character substitutions are one code point for one code point, so every offset into the
 # neutralised text is also an offset into the original text.
 _ANGLE_RUN = re.compile(r"<{2,}|>{2,}")
-_SPECIAL_OPEN = re.compile(r"<\|")
-_SPECIAL_CLOSE = re.compile(r"\|>")
-# Chat-template markers of common model families, which servers may parse as special tokens.
-_ROLE_TAG = re.compile(r"</?s>|</?(?:start|end)_of_turn>|\[/?INST\]", re.IGNORECASE)
+# Special-token syntax: "<|im_start|>" and DeepSeek's full-width "<｜…｜>".
+_SPECIAL_OPEN = re.compile(r"<[|｜]")
+_SPECIAL_CLOSE = re.compile(r"[|｜]>")
+# Chat-template markers of common model families, which servers parse as special tokens when
+# they occur in a message: llama.cpp and Hugging Face tokenizers split every added token out of
+# the rendered prompt, user text included (benchmarks/INJECTION.md). Qwen2.5's "<tool_call>"
+# and "</tool_call>" are such tokens; so are reasoning models' "<think>" tags.
+_ROLE_TAG = re.compile(
+    r"</?s>|</?(?:start|end)_of_turn>|\[/?INST\]"
+    r"|</?(?:tool_call|tool_response|think|bos|eos|pad|unk|mask|sep|cls)>",
+    re.IGNORECASE,
+)
 _LOOKALIKE = str.maketrans({"<": "‹", ">": "›", "[": "［", "]": "］"})
 
 
 def neutralise(text: str) -> str:
     """Defuse fence-like and role-tag-like sequences in untrusted text, keeping its length.
 
-    ``<<<``/``>>>`` runs (the fence syntax), ``<|``/``|>`` (special-token syntax) and a few
-    chat-template markers get look-alike characters, so no data can open or close a fence or
-    a chat turn, whatever nonce it guesses.
+    ``<<<``/``>>>`` runs (the fence syntax), ``<|``/``|>`` (special-token syntax) and the
+    chat-template markers above get look-alike characters, so no data can open or close a fence
+    or a chat turn, whatever nonce it guesses, and no server reads a control token in it.
     """
 
     def swap(match: re.Match[str]) -> str:

@@ -21,6 +21,7 @@ from judge.judges.endpoint import judge_for_run
 from judge.judges.wrappers import UnavailableJudge
 from judge.pipeline.align import AlignmentStatus, align_claims
 from judge.pipeline.checks import default_checks
+from judge.pipeline.checks.injection import InjectionScreen
 from judge.pipeline.checks.runner import pre_judge
 from judge.pipeline.checks.stuffing import detect_citation_stuffing
 from judge.pipeline.claims.extract import extract_claims
@@ -95,10 +96,16 @@ async def verify(
         active_checks = list(checks) if checks is not None else default_checks()
         verdicts: list[ClaimVerdict | None] = [None] * len(alignments)
         pending: list[tuple[int, ClaimContext]] = []
+        screen = InjectionScreen(ledger, req.question, req.answer)
         for index, alignment in enumerate(alignments):
             error = extraction.errors.get(alignment.claim.id)
             if error is not None:
                 verdicts[index] = error_verdict(alignment.claim, [], error)
+                continue
+            # Text addressed to the judge never reaches it: the claim goes to review.
+            flagged = screen.verdict(alignment) if settings.detect_injection else None
+            if flagged is not None:
+                verdicts[index] = flagged
                 continue
             verdict, outcomes = pre_judge(alignment, ledger, active_checks)
             if verdict is not None:

@@ -200,7 +200,9 @@ def test_identifier_evasion_is_missed_without_the_identifier_check() -> None:
     assert caught.isdisjoint(r.case_id for r in weakened.results if r.status is Status.CAUGHT)
 
 
-def test_injection_succeeds_without_neutralising_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_injection_succeeds_without_the_screen_and_neutralising(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import judge.pipeline.claims.decompose
     import judge.pipeline.entail.verdict
 
@@ -210,12 +212,16 @@ def test_injection_succeeds_without_neutralising_the_data(monkeypatch: pytest.Mo
     )
     assert len(cases) >= 4
     assert all(r.status is Status.CAUGHT for r in _run(cases).results)
+    # Without the screen nothing is sent to review, but the fenced prompt still holds.
+    unscreened = _run(cases, Settings(detect_injection=False)).results
+    assert all(r.status is Status.MISSED for r in unscreened)
+    assert not any("judge request" in r.why for r in unscreened)
     monkeypatch.setattr(judge.pipeline.entail.verdict, "neutralise", lambda text: text)
     monkeypatch.setattr(judge.pipeline.claims.decompose, "neutralise", lambda text: text)
-    weakened = _run(cases).results
+    weakened = _run(cases, Settings(detect_injection=False)).results
     assert all(r.status is Status.MISSED for r in weakened)
-    assert any(r.new_support for r in weakened)
-    assert all("judge request" in r.why for r in weakened)
+    # A passage's source never reaches the judge's prompt; everything else breaks it.
+    assert all(("judge request" in r.why) != ("/source_" in r.case_id) for r in weakened)
 
 
 def test_exact_checks_alone_catch_the_evasions_against_a_permissive_judge() -> None:
