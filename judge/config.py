@@ -8,7 +8,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -43,7 +43,8 @@ def default_state_dir() -> Path:
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="JUDGE_", extra="ignore")
 
-    # Judge endpoint. No base_url means: start and use the embedded local judge.
+    # Judge endpoint. No base_url means: start and use the embedded local judge. Several
+    # replicas: a comma-separated list (or a TOML array), balanced by judge/judges/pool.py.
     base_url: str | None = None
     model: str | None = None
     api_key: str = "not-needed"
@@ -117,6 +118,18 @@ class Settings(BaseSettings):
     cache_enabled: bool = True
     local_model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 
+    @field_validator("base_url", mode="before")
+    @classmethod
+    def _join_base_urls(cls, value: Any) -> Any:
+        from judge.judges.endpoint_urls import normalise_base_urls
+
+        return normalise_base_urls(value)
+
+    @property
+    def base_urls(self) -> list[str]:
+        """Every configured judge endpoint (one unless a pool is configured)."""
+        return self.base_url.split(",") if self.base_url else []
+
     @property
     def cache_dir(self) -> Path:
         return self.state_dir / "cache"
@@ -132,12 +145,25 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
         file_values = _read_config_file(path)
         _refuse_unknown(file_values, f"config file {path}")
     _refuse_unknown(overrides, "settings overrides")
-    env_settings = Settings()
-    merged: dict[str, Any] = {**file_values}
-    for name in env_settings.model_fields_set:
-        merged[name] = getattr(env_settings, name)
-    merged.update({k: v for k, v in overrides.items() if v is not None})
-    return Settings.model_validate(merged)
+    try:
+        env_settings = Settings()
+        merged: dict[str, Any] = {**file_values}
+        for name in env_settings.model_fields_set:
+            merged[name] = getattr(env_settings, name)
+        merged.update({k: v for k, v in overrides.items() if v is not None})
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        raise _setting_error(exc) from None
+
+
+def _setting_error(exc: ValidationError) -> Exception:
+    """A one-line error naming the setting (and its variable), not pydantic's report."""
+    from judge.errors import ConfigError
+
+    first = exc.errors(include_url=False)[0]
+    name = ".".join(str(part) for part in first.get("loc", ())) or "settings"
+    message = str(first.get("msg", "invalid value")).removeprefix("Value error, ")
+    return ConfigError(f"setting {name} (JUDGE_{name.upper()}): {message}")
 
 
 def _refuse_unknown(values: dict[str, Any], where: str) -> None:

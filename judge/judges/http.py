@@ -38,6 +38,7 @@ from pydantic import BaseModel, ValidationError
 from judge.config import Settings
 from judge.errors import ConfigError, JudgeOutputInvalid, JudgeUnavailable, VerifierFault
 from judge.judges.cache import VerdictCache, verdict_key
+from judge.judges.pool import POOL_ROOT, EndpointPool, PoolTransport
 from judge.judges.templates import RenderedPrompt, new_nonce
 from judge.pipeline.claims.decompose import Conclusion, Facts, conclusion_prompt, decompose_prompt
 from judge.pipeline.entail.verdict import (
@@ -98,6 +99,18 @@ def default_http_client(
     return httpx.AsyncClient(transport=FailFastTransport(inner), timeout=http_timeout(settings))
 
 
+def endpoint_client(
+    settings: Settings, url: str
+) -> tuple[str, httpx.AsyncClient, EndpointPool]:
+    """The API root to give the openai client and the HTTP client under it, for ``url`` (one
+    base URL or a comma-separated pool of them): requests go through a :class:`PoolTransport`
+    that balances, ejects and fails over, under :class:`FailFastTransport`."""
+    roots = [api_base(part.strip()) for part in url.split(",") if part.strip()]
+    pool = EndpointPool(roots)
+    transport = PoolTransport(pool, probe_timeout_s=settings.connect_timeout_s)
+    return POOL_ROOT, default_http_client(settings, transport=transport), pool
+
+
 def api_base(url: str) -> str:
     """The OpenAI API root: a bare ``http://host:port`` gets ``/v1``; any other path is kept."""
     parsed = httpx.URL(url)
@@ -134,6 +147,7 @@ class _Shared:
     variant: VerdictVariant
     model: str | None
     owns_client: bool
+    pool: EndpointPool | None = None
 
 
 class HttpJudge:
@@ -160,6 +174,11 @@ class HttpJudge:
     @property
     def settings(self) -> Settings:
         return self._shared.settings
+
+    @property
+    def pool(self) -> EndpointPool | None:
+        """The endpoints this judge balances over (None with a client given by the caller)."""
+        return self._shared.pool
 
     def for_request(self, *, ledger_hash: str | None = None) -> HttpJudge:
         """A view for one request: a fresh nonce, the request's ledger hash in every cache key,
@@ -454,10 +473,16 @@ def build_http_judge(
     chosen = variant or getattr(settings, "verdict_variant", None) or DEFAULT_VARIANT
     if chosen not in VARIANTS:
         raise ConfigError(f"unknown verdict variant {chosen!r}; use one of {', '.join(VARIANTS)}")
+    if http_client is not None and "," in url:
+        raise ConfigError("a pool of judge endpoints needs the judge's own HTTP client")
     owns_client = http_client is None
-    client = http_client if http_client is not None else default_http_client(settings)
+    pool: EndpointPool | None = None
+    if http_client is None:
+        root, client, pool = endpoint_client(settings, url)
+    else:
+        root, client = api_base(url), http_client
     raw = openai.AsyncOpenAI(
-        base_url=api_base(url),
+        base_url=root,
         api_key=settings.api_key,
         timeout=openai.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
         max_retries=settings.http_retries,
@@ -471,5 +496,6 @@ def build_http_judge(
         variant=cast(VerdictVariant, chosen),
         model=model or settings.model,
         owns_client=owns_client,
+        pool=pool,
     )
     return HttpJudge(shared, nonce=new_nonce(), ledger_hash=None, root=True)
