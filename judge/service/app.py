@@ -100,6 +100,7 @@ class Service:
         self.judge = judge
         self.audit = audit
         self.metrics = ServiceMetrics()
+        self.metrics.watch_endpoints(lambda: getattr(self.judge, "pool", None))
 
     async def verify(self, req: VerifyRequest) -> VerifyResponse:
         """Verify within the request's time budget; never raises a verifier fault."""
