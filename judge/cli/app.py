@@ -33,6 +33,7 @@ COMMANDS = (
     "replay",
     "redteam",
     "answer",
+    "batch",
 )
 
 
