@@ -18,7 +18,6 @@ from judge.batch.summary import Progress, Summary
 from judge.config import Settings
 from judge.errors import InputError
 
-
 # Statuses reported on stderr as they are written (file:line: why): the input's own faults.
 # Verifier errors are counted in the summary; a dead judge would repeat one message per record.
 REPORTED = ("invalid", "malformed")
@@ -44,6 +43,23 @@ def run_batch(options: BatchOptions, settings: Settings, *, stdin: TextIO | None
         files = input_files(options.inputs)
     except FileNotFoundError as exc:
         raise InputError(str(exc), field="IN") from None
+    if options.engine != "ray":
+        return _run(files, options, settings, stdin)
+    from judge.batch import ray_engine
+
+    # Connect first: a wrong address fails before any output is opened.
+    ray_engine.start_ray(
+        options.ray_address, num_cpus=options.workers + 1, state_dir=settings.state_dir
+    )
+    try:
+        return _run(files, options, settings, stdin)
+    finally:
+        ray_engine.stop_ray()
+
+
+def _run(
+    files: list[str], options: BatchOptions, settings: Settings, stdin: TextIO | None
+) -> Summary:
     if options.fmt == "parquet":
         from judge.batch.parquet_output import ParquetOutput
 
@@ -95,25 +111,19 @@ def _run_on_ray(
 ) -> None:
     from judge.batch import ray_engine
 
-    ray_engine.start_ray(
-        options.ray_address, num_cpus=options.workers + 1, state_dir=settings.state_dir
-    )
-    try:
-        if options.use_judge and not settings.base_url:
-            # Every actor must share one endpoint, not start an embedded server each.
-            from judge.judges.endpoint import resolve_endpoint
+    if options.use_judge and not settings.base_url:
+        # Every actor must share one endpoint, not start an embedded server each.
+        from judge.judges.endpoint import resolve_endpoint
 
-            base_url, model = asyncio.run(resolve_endpoint(settings))
-            settings = settings.model_copy(update={"base_url": base_url, "model": model})
-        dataset = ray_engine.verified_dataset(
-            items,
-            settings,
-            workers=options.workers,
-            concurrency=options.concurrency,
-            batch_size=options.batch_size,
-            use_judge=options.use_judge,
-        )
-        if dataset is not None:
-            ray_engine.write_rows(dataset, write)
-    finally:
-        ray_engine.stop_ray()
+        base_url, model = asyncio.run(resolve_endpoint(settings))
+        settings = settings.model_copy(update={"base_url": base_url, "model": model})
+    dataset = ray_engine.verified_dataset(
+        items,
+        settings,
+        workers=options.workers,
+        concurrency=options.concurrency,
+        batch_size=options.batch_size,
+        use_judge=options.use_judge,
+    )
+    if dataset is not None:
+        ray_engine.write_rows(dataset, write)

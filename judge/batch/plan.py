@@ -15,7 +15,7 @@ def pending_items(
     done: Container[str],
     summary: Summary,
     progress: Progress,
-    stderr: TextIO = sys.stderr,
+    stderr: TextIO | None = None,
 ) -> Iterator[BatchItem]:
     """The items to verify, in input order. A line that cannot be verified is still yielded,
     so the output gets its error line; a repeated id is reported on stderr and skipped."""
@@ -26,7 +26,7 @@ def pending_items(
             progress.advance(skipped=True)
             print(
                 f"{item.source}: duplicate id {item.key!r} (first at {seen[item.key]}), skipped",
-                file=stderr,
+                file=stderr or sys.stderr,
             )
             continue
         seen[item.key] = item.source

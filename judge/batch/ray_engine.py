@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import socket
 import tempfile
 from collections.abc import Callable, Iterable
@@ -165,6 +166,9 @@ def verified_dataset(
     records = [_item_record(item) for item in items]
     if not records:
         return None
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False  # judge batch prints its own progress line
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
     return ray.data.from_items(records).map_batches(
         VerifyBatch,
         fn_constructor_kwargs={
