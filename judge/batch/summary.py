@@ -24,8 +24,13 @@ class Summary:
     completion_tokens: int = 0
     started: float = field(default_factory=time.perf_counter)
     seconds: float = 0.0
+    first_row_at: float | None = None  # perf_counter of the first and last rows written
+    last_row_at: float | None = None
 
     def add(self, row: Row) -> None:
+        now = time.perf_counter()
+        self.first_row_at = self.first_row_at or now
+        self.last_row_at = now
         self.records += 1
         self.statuses[str(row["status"])] += 1
         self.actions[str(row["action"])] += 1
@@ -56,7 +61,16 @@ class Summary:
             "completion_tokens": self.completion_tokens,
             "seconds": self.seconds,
             "records_per_s": round(self.records / self.seconds, 3) if self.seconds else None,
+            "steady_records_per_s": self.steady_rate(),
         }
+
+    def steady_rate(self) -> float | None:
+        """Records per second between the first and the last row: start-up (Ray actors, the
+        first connection) left out."""
+        if self.first_row_at is None or self.last_row_at is None or self.records < 2:
+            return None
+        span = self.last_row_at - self.first_row_at
+        return round((self.records - 1) / span, 3) if span > 0 else None
 
     def render(self) -> str:
         def counts(counter: Mapping[str, int]) -> str:
