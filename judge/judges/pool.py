@@ -180,10 +180,12 @@ class PoolTransport(httpx.AsyncBaseTransport):
         started = time.perf_counter()
         try:
             response = await self._inner.handle_async_request(outgoing)
-        except BaseException:
+        except httpx.TransportError:
             endpoint.stats.observe(time.perf_counter() - started, failed=True)
             self.pool.eject(endpoint)
             raise
+        # Anything else (a cancelled call: the request's own deadline) is not the endpoint's
+        # fault and leaves its health alone.
         finally:
             endpoint.in_flight -= 1
         failed = _is_failure(response)

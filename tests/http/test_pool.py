@@ -259,3 +259,14 @@ async def test_metrics_report_each_endpoint(tmp_path: Path) -> None:
         "judge_endpoint_calls_total", good
     )
     assert f'judge_endpoint_calls_total{{endpoint="{good}"}}' in text
+
+
+async def test_a_cancelled_call_does_not_eject_the_endpoint() -> None:
+    slow = Replica(delay_s=1.0)
+    with run_fake_openai_server(slow.handler) as url:
+        client, pool = pool_client([url])
+        async with client:
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(client.get("/models"), timeout=0.1)
+    assert pool.endpoints[0].admitted
+    assert pool.endpoints[0].in_flight == 0
