@@ -8,6 +8,7 @@ linear throughput grows with replicas, and where the verifier's own CPU becomes 
     python benchmarks/scale.py cpu          # (b) verifier CPU per claim, instant judge
     python benchmarks/scale.py kill         # (c) one replica killed mid-run
     python benchmarks/scale.py resume       # an interrupted batch resumed
+    python benchmarks/scale.py embedded --records 10   # (d) real llama.cpp: 2 x 1 thread vs 1 x 2
     python benchmarks/scale.py all --json results.json
 
 Records are dev claims (../shared/data/dev/dev_claims.jsonl) sent as uncited answers with the
@@ -109,7 +110,7 @@ def run_once(
         engine=engine,
         concurrency=concurrency,
         workers=workers,
-        batch_size=16,
+        batch_size=4,  # small Ray batches: rows stream back steadily
         progress_every_s=1e9,
         use_judge=use_judge,
     )
@@ -265,6 +266,90 @@ def resume(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     }
 
 
+# --- (d) two 1-thread embedded servers against one 2-thread server ----------------------------
+
+
+@contextlib.contextmanager
+def llama_server(threads: int, slots: int, log: Path) -> Iterator[str]:
+    """One embedded llama.cpp judge server (launched as `judge local up` does) with its own
+    thread count; yields its base URL once it answers, stops it after."""
+    from judge.config import load_settings
+    from judge.local_models.backends import plan_launch
+
+    settings = load_settings()
+    port = free_port()
+    plan = plan_launch(settings, settings.local_model, "llamacpp", None, port, None)
+    argv = [*plan.argv, "--threads", str(threads), "--parallel", str(slots)]
+    with log.open("w") as handle:
+        process = subprocess.Popen(argv, env={**ENV, **plan.env}, stdout=handle, stderr=handle)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 300
+        import httpx
+
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"llama.cpp server exited; see {log}")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(url + "/models", timeout=2).status_code == 200:
+                    break
+            time.sleep(1)
+        else:
+            raise RuntimeError(f"llama.cpp server not ready in 300 s; see {log}")
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def embedded(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    """The same claims through two 1-thread servers (a pool) and through one 2-thread server."""
+    from judge.batch.job import BatchOptions, run_batch
+    from judge.config import load_settings
+
+    records = write_records(work / "records-embedded.jsonl", args.records)
+    results: dict[str, Any] = {"records": args.records}
+
+    def measure(name: str, urls: list[str]) -> None:
+        out = work / f"embedded-{name}.jsonl"
+        settings = load_settings(
+            base_url=",".join(urls),
+            citation_policy="search",
+            cache_enabled=False,
+            state_dir=work / f"state-{name}",
+        )
+        options = BatchOptions(inputs=[str(records)], out=out, concurrency=2, progress_every_s=1e9)
+        with open(os.devnull, "w") as devnull, contextlib.redirect_stderr(devnull):
+            summary = run_batch(options, settings).as_dict()
+        results[name] = {
+            key: summary[key]
+            for key in ("records", "errors", "judge_calls", "seconds", "records_per_s")
+        }
+        print(name, json.dumps(results[name]), file=sys.stderr)
+
+    with (
+        llama_server(1, 1, work / "llama-a.log") as a,
+        llama_server(1, 1, work / "llama-b.log") as b,
+    ):
+        measure("two_servers_1_thread", [a, b])
+    with llama_server(2, 2, work / "llama-c.log") as c:
+        measure("one_server_2_threads", [c])
+    return results
+
+
 # --- report ------------------------------------------------------------------------------------
 
 
@@ -290,7 +375,7 @@ def markdown(results: dict[str, Any]) -> str:
                 f"| {run['driver_cpu_share']:.0%} |"
             )
         lines.append("")
-    for name in ("cpu", "kill", "resume"):
+    for name in ("cpu", "kill", "resume", "embedded"):
         if name in results:
             lines += [f"{name}: `{json.dumps(results[name])}`", ""]
     return "\n".join(lines)
@@ -298,7 +383,7 @@ def markdown(results: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=("throughput", "cpu", "kill", "resume", "all"))
+    parser.add_argument("part", choices=("throughput", "cpu", "kill", "resume", "embedded", "all"))
     parser.add_argument("--records", type=int, default=160)
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per judge call")
     parser.add_argument("--slots", type=int, default=4, help="calls each replica serves at once")

@@ -10,6 +10,8 @@ from typing import Any, TextIO
 
 from judge.batch.outcome import Row
 
+_BURST_S = 0.05
+
 
 @dataclass
 class Summary:
@@ -27,10 +29,14 @@ class Summary:
     first_row_at: float | None = None  # perf_counter of the first and last rows written
     last_row_at: float | None = None
 
+    first_burst: int = 0  # rows that arrived together with the first (one Ray batch)
+
     def add(self, row: Row) -> None:
         now = time.perf_counter()
         self.first_row_at = self.first_row_at or now
         self.last_row_at = now
+        if now - self.first_row_at < _BURST_S:
+            self.first_burst += 1
         self.records += 1
         self.statuses[str(row["status"])] += 1
         self.actions[str(row["action"])] += 1
@@ -65,12 +71,13 @@ class Summary:
         }
 
     def steady_rate(self) -> float | None:
-        """Records per second between the first and the last row: start-up (Ray actors, the
-        first connection) left out."""
-        if self.first_row_at is None or self.last_row_at is None or self.records < 2:
+        """Records per second after the first rows arrived: start-up (Ray actors, the first
+        connection) left out, and so are the rows that came with the first."""
+        if self.first_row_at is None or self.last_row_at is None:
             return None
         span = self.last_row_at - self.first_row_at
-        return round((self.records - 1) / span, 3) if span > 0 else None
+        later = self.records - self.first_burst
+        return round(later / span, 3) if span > 0 and later > 0 else None
 
     def render(self) -> str:
         def counts(counter: Mapping[str, int]) -> str:
