@@ -110,7 +110,7 @@ def run_once(
         engine=engine,
         concurrency=concurrency,
         workers=workers,
-        batch_size=4,  # small Ray batches: rows stream back steadily
+        batch_size=concurrency,  # an actor verifies one batch at a time, all of it at once
         progress_every_s=1e9,
         use_judge=use_judge,
     )

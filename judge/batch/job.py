@@ -34,7 +34,9 @@ class BatchOptions:
     use_judge: bool = True
     ray_address: str | None = None
     workers: int = 2  # Ray actors
-    batch_size: int = 8  # records per Ray batch
+    # Records per Ray batch. An actor verifies one batch at a time, at most `concurrency` of
+    # its records at once, so a batch smaller than `concurrency` caps what is in flight.
+    batch_size: int = 8
     progress_every_s: float = 2.0
 
 

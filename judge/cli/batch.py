@@ -32,8 +32,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("inputs", nargs="+", metavar="IN", help="file, folder or - for stdin")
     parser.add_argument("--out", type=Path, required=True, help="output file (folder for parquet)")
-    parser.add_argument("--engine", choices=("local", "ray"), default="local")
-    parser.add_argument("--format", choices=("jsonl", "parquet"), default="jsonl", dest="fmt")
+    parser.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local: this process (default); ray: a Ray Data actor pool",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("jsonl", "parquet"),
+        default="jsonl",
+        dest="fmt",
+        help="JSON Lines file (default) or a folder of Parquet part files",
+    )
     parser.add_argument(
         "--retry-errors",
         action="store_true",
@@ -45,7 +56,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--workers", type=int, default=2, help="Ray actors, each with its own judge client"
     )
-    parser.add_argument("--batch-size", type=int, default=8, help="records per Ray batch")
+    parser.add_argument(
+        "--batch-size",
+        type=int,
+        help="records per Ray batch, verified together (default: --concurrency)",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     add_judge_options(parser)
     for action in parser._actions:
@@ -58,8 +73,9 @@ def run(args: argparse.Namespace) -> int:
     from judge.batch.job import BatchOptions, run_batch
 
     concurrency = args.concurrency or DEFAULT_CONCURRENCY
+    batch_size = args.batch_size or concurrency
     for name, value in (("--concurrency", concurrency), ("--workers", args.workers),
-                        ("--batch-size", args.batch_size)):  # fmt: skip
+                        ("--batch-size", batch_size)):  # fmt: skip
         if value < 1:
             print(f"judge: error: {name} must be at least 1", file=sys.stderr)
             return EXIT_USAGE
@@ -75,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         use_judge=not args.no_judge,
         ray_address=args.ray_address or os.environ.get("RAY_ADDRESS") or None,
         workers=args.workers,
-        batch_size=args.batch_size,
+        batch_size=batch_size,
     )
     summary = run_batch(options, settings)
     print(summary.render(), file=sys.stderr)
