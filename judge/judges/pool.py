@@ -180,6 +180,8 @@ class PoolTransport(httpx.AsyncBaseTransport):
         started = time.perf_counter()
         try:
             response = await self._inner.handle_async_request(outgoing)
+        except httpx.PoolTimeout:
+            raise  # no free connection in this client's own pool: not the endpoint's fault
         except httpx.TransportError:
             endpoint.stats.observe(time.perf_counter() - started, failed=True)
             self.pool.eject(endpoint)
