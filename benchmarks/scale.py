@@ -8,7 +8,7 @@ linear throughput grows with replicas, and where the verifier's own CPU becomes 
     python benchmarks/scale.py cpu          # (b) verifier CPU per claim, instant judge
     python benchmarks/scale.py kill         # (c) one replica killed mid-run
     python benchmarks/scale.py resume       # an interrupted batch resumed
-    python benchmarks/scale.py embedded --records 10   # (d) real llama.cpp: 2 x 1 thread vs 1 x 2
+    python benchmarks/scale.py embedded --records 10 --gguf MODEL.gguf   # (d) 2 x 1 thread vs 1 x 2
     python benchmarks/scale.py all --json results.json
 
 Records are dev claims (../shared/data/dev/dev_claims.jsonl) sent as uncited answers with the
@@ -270,15 +270,15 @@ def resume(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def llama_server(threads: int, slots: int, log: Path) -> Iterator[str]:
-    """One embedded llama.cpp judge server (launched as `judge local up` does) with its own
-    thread count; yields its base URL once it answers, stops it after."""
+def llama_server(gguf: Path, threads: int, slots: int, log: Path) -> Iterator[str]:
+    """One embedded llama.cpp judge server on ``gguf`` (launched as `judge local up` does)
+    with its own thread count; yields its base URL once it answers, stops it after."""
     from judge.config import load_settings
     from judge.local_models.backends import plan_launch
 
     settings = load_settings()
     port = free_port()
-    plan = plan_launch(settings, settings.local_model, "llamacpp", None, port, None)
+    plan = plan_launch(settings, settings.local_model, "llamacpp", gguf, port, None)
     argv = [*plan.argv, "--threads", str(threads), "--parallel", str(slots)]
     with log.open("w") as handle:
         process = subprocess.Popen(argv, env={**ENV, **plan.env}, stdout=handle, stderr=handle)
@@ -340,12 +340,14 @@ def embedded(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         }
         print(name, json.dumps(results[name]), file=sys.stderr)
 
+    if args.gguf is None:
+        raise SystemExit("embedded: give --gguf, the judge model's GGUF file")
     with (
-        llama_server(1, 1, work / "llama-a.log") as a,
-        llama_server(1, 1, work / "llama-b.log") as b,
+        llama_server(args.gguf, 1, 1, work / "llama-a.log") as a,
+        llama_server(args.gguf, 1, 1, work / "llama-b.log") as b,
     ):
         measure("two_servers_1_thread", [a, b])
-    with llama_server(2, 2, work / "llama-c.log") as c:
+    with llama_server(args.gguf, 2, 2, work / "llama-c.log") as c:
         measure("one_server_2_threads", [c])
     return results
 
@@ -391,6 +393,7 @@ def main() -> None:
     parser.add_argument("--engines", default="local,ray")
     parser.add_argument("--concurrency", type=int, default=32, help="records at once (local)")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--gguf", type=Path, help="embedded: the judge model's GGUF file")
     args = parser.parse_args()
     parts = ("throughput", "cpu", "kill", "resume") if args.part == "all" else (args.part,)
     results: dict[str, Any] = {}
