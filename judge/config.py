@@ -8,7 +8,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -43,7 +43,8 @@ def default_state_dir() -> Path:
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="JUDGE_", extra="ignore")
 
-    # Judge endpoint. No base_url means: start and use the embedded local judge.
+    # Judge endpoint. No base_url means: start and use the embedded local judge. Several
+    # replicas: a comma-separated list (or a TOML array), balanced by judge/judges/pool.py.
     base_url: str | None = None
     model: str | None = None
     api_key: str = "not-needed"
@@ -138,6 +139,18 @@ class Settings(BaseSettings):
     # Record `judge verify` runs in the audit log too (the service always records).
     audit_cli: bool = False
     local_model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+    @field_validator("base_url", mode="before")
+    @classmethod
+    def _join_base_urls(cls, value: Any) -> Any:
+        from judge.judges.endpoint_urls import normalise_base_urls
+
+        return normalise_base_urls(value)
+
+    @property
+    def base_urls(self) -> list[str]:
+        """Every configured judge endpoint (one unless a pool is configured)."""
+        return self.base_url.split(",") if self.base_url else []
 
     @property
     def cache_dir(self) -> Path:

@@ -93,5 +93,5 @@ def _first_error(exc: ValidationError, name: Callable[[str], str]) -> str:
     field = ".".join(str(part) for part in error["loc"]) or "settings"
     value = error.get("input")
     shown = f" = {value!r}" if value is not None and not isinstance(value, dict) else ""
-    message = str(error["msg"])
+    message = str(error["msg"]).removeprefix("Value error, ")
     return f"invalid {name(field)}{shown[:80]}: {message}"

@@ -21,7 +21,7 @@ import openai
 
 from judge.config import Settings
 from judge.errors import ConfigError, GeneratorFault
-from judge.judges.http import _fault, api_base, default_http_client
+from judge.judges.http import _fault, api_base, endpoint_client
 from judge.judges.templates import RenderedPrompt
 
 DEFAULT_MAX_TOKENS = 512
@@ -157,9 +157,12 @@ def build_http_generator(
     if max_tokens < 1:
         raise ConfigError("the generator's max_tokens must be at least 1")
     owns_client = http_client is None
-    client = http_client if http_client is not None else default_http_client(settings)
+    if http_client is None:
+        root, client, _pool = endpoint_client(settings, base_url)
+    else:
+        root, client = api_base(base_url), http_client
     raw = openai.AsyncOpenAI(
-        base_url=api_base(base_url),
+        base_url=root,
         api_key=settings.api_key,
         timeout=openai.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
         max_retries=settings.http_retries,

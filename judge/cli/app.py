@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("judge.cli.audit", "read the audit log"),
     "stats": ("judge.cli.stats", "summarise the audit log"),
     "replay": ("judge.cli.replay", "re-run a logged request and show changed verdicts"),
+    "batch": ("judge.cli.batch", "verify logged requests in bulk, resumably (local or Ray)"),
     "redteam": (
         "judge.cli.redteam",
         "run the adversarial suite and report catch rates per attack family",

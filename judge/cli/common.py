@@ -12,7 +12,10 @@ from judge.config import CitationPolicy, Extractor, Settings, load_settings
 def add_judge_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("judge")
     group.add_argument("--config", type=Path, help="settings file (.toml or .json)")
-    group.add_argument("--base-url", help="OpenAI-compatible endpoint (default: embedded judge)")
+    group.add_argument(
+        "--base-url",
+        help="OpenAI-compatible endpoint, or several comma-separated (default: embedded judge)",
+    )
     group.add_argument("--model", help="model id on the endpoint")
     group.add_argument("--api-key", help="API key for the endpoint")
     group.add_argument("--timeout", type=float, dest="timeout_s", help="seconds per judge call")

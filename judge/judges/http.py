@@ -38,6 +38,7 @@ from pydantic import BaseModel, ValidationError
 from judge.config import Settings
 from judge.errors import ConfigError, JudgeOutputInvalid, JudgeUnavailable, VerifierFault
 from judge.judges.cache import VerdictCache, call_key, verdict_key
+from judge.judges.pool import POOL_ROOT, EndpointPool, PoolTransport
 from judge.judges.templates import RenderedPrompt, new_nonce
 from judge.pipeline.claims.decompose import Conclusion, Facts, conclusion_prompt, decompose_prompt
 from judge.pipeline.entail.score import LABEL_ONLY_NOTE, read_score
@@ -96,6 +97,27 @@ def default_http_client(
     return httpx.AsyncClient(transport=FailFastTransport(inner), timeout=http_timeout(settings))
 
 
+def endpoint_pool(url: str) -> EndpointPool:
+    """The endpoints of ``url``: one base URL or a comma-separated pool of them."""
+    return EndpointPool([api_base(part.strip()) for part in url.split(",") if part.strip()])
+
+
+def pool_http_client(settings: Settings, pool: EndpointPool) -> httpx.AsyncClient:
+    """The HTTP client over ``pool``: requests go through a :class:`PoolTransport` that
+    balances, ejects and fails over, under :class:`FailFastTransport`."""
+    transport = PoolTransport(pool, probe_timeout_s=settings.connect_timeout_s)
+    return default_http_client(settings, transport=transport)
+
+
+def endpoint_client(
+    settings: Settings, url: str
+) -> tuple[str, httpx.AsyncClient, EndpointPool]:
+    """The API root to give an openai client, the HTTP client under it and its pool, for
+    ``url`` (one base URL or a comma-separated pool of them)."""
+    pool = endpoint_pool(url)
+    return POOL_ROOT, pool_http_client(settings, pool), pool
+
+
 def api_base(url: str) -> str:
     """The OpenAI API root: a bare ``http://host:port`` gets ``/v1``; any other path is kept."""
     parsed = httpx.URL(url)
@@ -131,6 +153,7 @@ class _Shared:
     variant: VerdictVariant
     model: str | None
     owns_client: bool
+    pool: EndpointPool | None = None
     # Built on the first call that goes to the server: a request served wholly from the cache
     # pays neither for the clients (an SSL context, openai's resource modules) nor for
     # instructor's wrapping of them.
@@ -178,6 +201,11 @@ class HttpJudge:
     @property
     def settings(self) -> Settings:
         return self._shared.settings
+
+    @property
+    def pool(self) -> EndpointPool | None:
+        """The endpoints this judge balances over (None with a client given by the caller)."""
+        return self._shared.pool
 
     def for_request(self, *, ledger_hash: str | None = None) -> HttpJudge:
         """A view for one request: a fresh nonce, the request's ledger hash in every cache key,
@@ -500,12 +528,21 @@ def build_http_judge(
     chosen = variant or getattr(settings, "verdict_variant", None) or DEFAULT_VARIANT
     if chosen not in VARIANTS:
         raise ConfigError(f"unknown verdict variant {chosen!r}; use one of {', '.join(VARIANTS)}")
+    if http_client is not None and "," in url:
+        raise ConfigError("a pool of judge endpoints needs the judge's own HTTP client")
     owns_client = http_client is None
+    # The pool exists from the start (metrics report it); the HTTP and openai clients are
+    # built on the first call that reaches a server.
+    pool = endpoint_pool(url) if http_client is None else None
 
     def make_openai() -> openai.AsyncOpenAI:
-        client = http_client if http_client is not None else default_http_client(settings)
+        client: httpx.AsyncClient | None
+        if pool is not None:
+            root, client = POOL_ROOT, pool_http_client(settings, pool)
+        else:
+            root, client = api_base(url), http_client
         return openai.AsyncOpenAI(
-            base_url=api_base(url),
+            base_url=root,
             api_key=settings.api_key,
             timeout=openai.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
             max_retries=settings.http_retries,
@@ -519,5 +556,6 @@ def build_http_judge(
         variant=cast(VerdictVariant, chosen),
         model=model or settings.model,
         owns_client=owns_client,
+        pool=pool,
     )
     return HttpJudge(shared, nonce=new_nonce(), ledger_hash=None, root=True)

@@ -26,6 +26,7 @@ from judge import __version__
 from judge.audit.log import AuditLog, default_audit_path
 from judge.config import Settings
 from judge.errors import AuditError, ConfigError, InputError
+from judge.judges.pool import EndpointPool
 from judge.judges.wrappers import UnavailableJudge, with_deadline
 from judge.pipeline.entail.thresholds import active_thresholds
 from judge.pipeline.inputs import parse_json, parse_request
@@ -97,6 +98,7 @@ class Service:
         self.audit = audit
         self.metrics = ServiceMetrics()
         self.thresholds = active_thresholds(self.settings)
+        self.metrics.watch_endpoints(lambda: _pool_of(self.judge))
 
     async def verify(self, req: VerifyRequest, settings: Settings | None = None) -> VerifyResponse:
         """Verify within the request's time budget; never raises a verifier fault. ``settings``
@@ -322,3 +324,10 @@ def _refuse(status: int, exc: InputError) -> Response:
 
 def _json(status: int, body: BaseModel) -> Response:
     return JSONResponse(body.model_dump(exclude_none=True), status_code=status)
+
+
+def _pool_of(judge: Judge | None) -> EndpointPool | None:
+    """The endpoint pool under the service's judge, for per-endpoint metrics."""
+    from judge.judges.http import HttpJudge
+
+    return judge.pool if isinstance(judge, HttpJudge) else None

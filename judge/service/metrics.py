@@ -7,6 +7,8 @@ so ``/metrics`` and ``judge stats`` agree.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -17,7 +19,9 @@ from prometheus_client import (
 )
 
 from judge.audit.stats import error_class, source_outcomes
+from judge.judges.pool import EndpointPool
 from judge.schemas import Label, VerifyRequest, VerifyResponse
+from judge.service.endpoint_metrics import EndpointCollector
 
 __all__ = ["CONTENT_TYPE_LATEST", "OTHER_SOURCES", "ServiceMetrics"]
 
@@ -72,6 +76,10 @@ class ServiceMetrics:
             "judge_cache_hit_ratio", "Cached verdicts / judged verdicts since start.", registry=r
         )
         self.in_flight = Gauge("judge_in_flight_requests", "Requests being verified.", registry=r)
+
+    def watch_endpoints(self, current_pool: Callable[[], EndpointPool | None]) -> None:
+        """Report the judge's endpoints (label ``endpoint``) from the pool it has at scrape time."""
+        self.registry.register(EndpointCollector(current_pool))
 
     def observe(self, request: VerifyRequest, response: VerifyResponse, latency_s: float) -> None:
         self.answers.labels(response.action.value).inc()
