@@ -21,7 +21,7 @@ import openai
 
 from judge.config import Settings
 from judge.errors import ConfigError, GeneratorFault
-from judge.judges.http import _fault, api_base, endpoint_client
+from judge.judges.http import api_base, endpoint_client, openai_client, openai_fault
 from judge.judges.templates import RenderedPrompt
 
 DEFAULT_MAX_TOKENS = 512
@@ -161,13 +161,7 @@ def build_http_generator(
         root, client, _pool = endpoint_client(settings, base_url)
     else:
         root, client = api_base(base_url), http_client
-    raw = openai.AsyncOpenAI(
-        base_url=root,
-        api_key=settings.api_key,
-        timeout=openai.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
-        max_retries=settings.http_retries,
-        http_client=cast(Any, client),
-    )
+    raw = openai_client(settings, root, client)
     return HttpGenerator(
         raw, model=model, max_tokens=max_tokens, temperature=temperature, owns_client=owns_client
     )
@@ -199,7 +193,7 @@ async def open_generator(
 def _raise_fault(exc: Exception) -> NoReturn:
     """Re-raise a transport, HTTP or output error as a ``GeneratorFault``; anything else (a
     bug) as it is."""
-    fault = _fault(exc)
+    fault = openai_fault(exc)
     if fault is None:
         raise exc
     raise GeneratorFault(f"generator call failed ({type(fault).__name__}): {fault}") from exc

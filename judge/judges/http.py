@@ -1,4 +1,5 @@
-"""The HTTP judge: the only module of the package that talks to the network.
+"""The HTTP judge over any OpenAI-compatible endpoint (or a pool of them, :mod:`judge.judges.pool`),
+and the one openai client and fault mapping that the generator shares.
 
 Any OpenAI-compatible chat-completions server works (vLLM in production, llama.cpp's server
 embedded). Structured output goes through ``instructor`` in ``JSON_SCHEMA`` mode, which sends
@@ -95,6 +96,20 @@ def default_http_client(
     """The HTTP client the judge uses unless given one: explicit timeouts, fail-fast transport."""
     inner = transport if transport is not None else httpx.AsyncHTTPTransport(retries=0)
     return httpx.AsyncClient(transport=FailFastTransport(inner), timeout=http_timeout(settings))
+
+
+def openai_client(
+    settings: Settings, root: str, http_client: httpx.AsyncClient
+) -> openai.AsyncOpenAI:
+    """The one way an openai client is built, for the judge and the generator alike: the
+    configured key, timeouts and retries over ``http_client``."""
+    return openai.AsyncOpenAI(
+        base_url=root,
+        api_key=settings.api_key,
+        timeout=openai.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
+        max_retries=settings.http_retries,
+        http_client=cast(Any, http_client),
+    )
 
 
 def endpoint_pool(url: str) -> EndpointPool:
@@ -220,7 +235,7 @@ class HttpJudge:
         try:
             page = await self._shared.openai.with_options(max_retries=0).models.list()
         except Exception as exc:
-            fault = _fault(exc)
+            fault = openai_fault(exc)
             if fault is None:
                 raise
             raise fault from exc
@@ -425,7 +440,7 @@ class HttpJudge:
             )
         except Exception as exc:
             self.usage.calls += attempts
-            fault = _fault(exc, attempts=attempts)
+            fault = openai_fault(exc, attempts=attempts)
             if fault is None:
                 raise
             raise fault from exc
@@ -470,7 +485,7 @@ def _output_summary(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first_line[:300]}"
 
 
-def _fault(exc: BaseException, *, attempts: int | None = None) -> VerifierFault | None:
+def openai_fault(exc: BaseException, *, attempts: int | None = None) -> VerifierFault | None:
     """The VerifierFault an exception from the openai/instructor stack stands for, if any."""
     for current in _chain(exc):
         if isinstance(current, VerifierFault):
@@ -536,18 +551,10 @@ def build_http_judge(
     pool = endpoint_pool(url) if http_client is None else None
 
     def make_openai() -> openai.AsyncOpenAI:
-        client: httpx.AsyncClient | None
         if pool is not None:
-            root, client = POOL_ROOT, pool_http_client(settings, pool)
-        else:
-            root, client = api_base(url), http_client
-        return openai.AsyncOpenAI(
-            base_url=root,
-            api_key=settings.api_key,
-            timeout=openai.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
-            max_retries=settings.http_retries,
-            http_client=cast(Any, client),
-        )
+            return openai_client(settings, POOL_ROOT, pool_http_client(settings, pool))
+        assert http_client is not None
+        return openai_client(settings, api_base(url), http_client)
 
     shared = _Shared(
         settings=settings,
