@@ -104,8 +104,9 @@ def test_every_snippet_runs_and_prints_what_the_page_shows(judge_env: str, tmp_p
 
 def run_as_test_file(code: str, path: Path) -> None:
     path.write_text(code, encoding="utf-8")
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "judge.integrations.pytest",
-               "-p", "no:cacheprovider", str(path)]  # fmt: skip
+    # The plugin by module, whether or not the installed entry point already loads it.
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:grounding_judge",
+               "-p", "judge.integrations.pytest", "-p", "no:cacheprovider", str(path)]  # fmt: skip
     result = subprocess.run(
         command, cwd=path.parent, capture_output=True, text=True, timeout=300,
         env={**os.environ, "PYTHONPATH": str(ROOT)},

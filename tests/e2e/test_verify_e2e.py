@@ -108,7 +108,8 @@ async def test_server_killed_mid_run_blocks_with_verifier_errors(tiny: Settings)
 def test_default_judge_on_the_refund_example(
     state: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The default 1.5B judge, a few claims: the wrong number is caught before the model."""
+    """The default 1.5B judge, a few claims: the wrong number and the flipped polarity are
+    caught before the model, the judge decides the rest."""
     settings = load_settings()
     try:
         code = main(["verify", str(EXAMPLES / "refund_policy.json"), "--json"])
@@ -119,6 +120,8 @@ def test_default_judge_on_the_refund_example(
     assert response["action"] == "block"
     by_id = {v["claim"]["id"]: v for v in response["verdicts"]}
     assert by_id["c1"]["label"] == "number_mismatch" and by_id["c1"]["judge"] is None
-    for claim_id in ("c2", "c3", "c4"):
+    # "Shipping fees are refunded as well" against "Shipping fees are non-refundable".
+    assert by_id["c4"]["label"] == "contradicted" and by_id["c4"]["judge"] is None
+    for claim_id in ("c2", "c3"):
         assert by_id[claim_id]["label"] in {label.value for label in JUDGE_LABELS}
         assert by_id[claim_id]["judge"]["model"].startswith("qwen2.5-coder-1.5b")

@@ -119,7 +119,7 @@ def test_the_plugin_fixture_in_a_test_session(
         """
     )
     result = pytester.runpytest_subprocess(
-        "-p", "judge.integrations.pytest", "-p", "no:cacheprovider"
+        "-p", "no:grounding_judge", "-p", "judge.integrations.pytest", "-p", "no:cacheprovider"
     )
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
