@@ -67,6 +67,18 @@ def _pattern(identifier: Identifier) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9]){joined}(?![A-Za-z0-9])", re.IGNORECASE)
 
 
+def _rival_in(identifier: Identifier, evidence: str) -> bool:
+    """Whether the evidence names another model of the same name ("X2" where the claim says
+    "X3"). A model name the evidence never mentions in any version ("COVID-19" against a text
+    that says "COVID") is the judge's to weigh, not a mismatch of characters."""
+    name = re.match(r"[A-Za-z]+", identifier.text)
+    if name is None:
+        return True
+    stem = re.escape(name.group(0))
+    rival = rf"(?<![A-Za-z0-9]){stem}[\s_-]*\d{{1,2}}[a-z]{{0,2}}(?![A-Za-z0-9])"
+    return re.search(rival, evidence, re.IGNORECASE) is not None
+
+
 def _hex_found(identifier: Identifier, evidence: str) -> bool:
     wanted = identifier.text.casefold().removeprefix("0x")
     return any(token.casefold().startswith(wanted) for token in _HEX_TOKEN.findall(evidence))
@@ -86,6 +98,7 @@ class IdentifierCheck:
             i.text
             for i in identifiers
             if not (_hex_found(i, text) if i.kind == "hex" else _pattern(i).search(text))
+            and (i.kind != "model" or _rival_in(i, text))
         ]
         if absent:
             return missing(

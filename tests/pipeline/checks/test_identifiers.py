@@ -78,3 +78,12 @@ def test_model_names_differing_in_one_character_do_not_match(claim: str, evidenc
     assert outcome is not None and outcome.label is Label.IDENTIFIER_MISMATCH
     same = check(evidence, evidence)
     assert same is not None and same.status is CheckStatus.PASSED
+
+
+def test_a_model_name_is_a_mismatch_only_beside_another_version_of_it() -> None:
+    check = IdentifierCheck()
+    rival = check("The Falcon X3 flies.", "The Falcon X2 flies.")
+    assert rival is not None and rival.status is CheckStatus.FAILED
+    # Never named in any version: the judge weighs "COVID-19" against "COVID", not this check.
+    unnamed = check("COVID-19 is dangerous in pregnancy.", "COVID is dangerous in pregnancy.")
+    assert unnamed is not None and unnamed.status is CheckStatus.PASSED
