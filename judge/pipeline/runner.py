@@ -8,7 +8,6 @@ verdicts, so nothing already verified is lost.
 
 from __future__ import annotations
 
-import asyncio
 import time
 import uuid
 from collections.abc import Sequence
@@ -128,24 +127,6 @@ async def verify(
         return run.finish(
             final, coverage=report, stuffing=stuffing, calls=calls, notes=extraction.notes
         )
-
-
-def verify_sync(
-    request: VerifyRequest | dict[str, Any],
-    settings: Settings | None = None,
-    *,
-    judge: Judge | None = None,
-    use_judge: bool = True,
-    checks: Sequence[Check] | None = None,
-    thresholds: Thresholds | None = None,
-) -> VerifyResponse:
-    """Blocking wrapper of :func:`verify` for callers without an event loop."""
-    return asyncio.run(
-        verify(
-            request, settings, judge=judge, use_judge=use_judge, checks=checks,
-            thresholds=thresholds,
-        )
-    )  # fmt: skip
 
 
 def _limits_exceeded(req: VerifyRequest, settings: Settings) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import assert_type
 
-from judge.pipeline.runner import verify_sync
+from judge.api import verify_sync
 from judge.schemas import (
     Action,
     Claim,

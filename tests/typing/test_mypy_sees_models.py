@@ -33,8 +33,8 @@ def test_a_model_seen_as_any_fails_the_probe(
 ) -> None:
     source = PROBE.read_text(encoding="utf-8")
     hollow = source.replace(
-        "from judge.pipeline.runner import verify_sync",
-        "from typing import Any\n\nfrom judge.pipeline.runner import verify_sync",
+        "from judge.api import verify_sync",
+        "from typing import Any\n\nfrom judge.api import verify_sync",
     ).replace("def probe(response: VerifyResponse,", "def probe(response: Any,")
     path = tmp_path / "hollow_probe.py"
     path.write_text(hollow, encoding="utf-8")
