@@ -25,7 +25,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import threading
-from collections.abc import Coroutine, Iterable, Mapping
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -37,7 +37,7 @@ from judge.judges.wrappers import UnavailableJudge
 from judge.pipeline import runner
 from judge.pipeline.entail import thresholds as calibration
 from judge.pipeline.inputs import input_error_from, parse_request
-from judge.protocols import Judge
+from judge.protocols import Check, Judge
 from judge.schemas import Passage, StructuredClaim, VerifyRequest, VerifyResponse
 
 EvidenceItem = str | Mapping[str, Any] | Passage
@@ -118,11 +118,12 @@ async def verify(
     claims: Iterable[ClaimItem] | None = None,
     judge: Judge | None = None,
     use_judge: bool = True,
+    checks: Sequence[Check] | None = None,
 ) -> VerifyResponse:
     """Verify one answer, opening (and closing) the judge for this call. For many calls, keep a
-    :class:`Verifier` open instead."""
+    :class:`Verifier` open instead. ``checks`` replaces the default exact checks."""
     req = _request(request, answer, evidence, question, claims)
-    return await runner.verify(req, settings, judge=judge, use_judge=use_judge)
+    return await runner.verify(req, settings, judge=judge, use_judge=use_judge, checks=checks)
 
 
 def verify_sync(
@@ -135,10 +136,13 @@ def verify_sync(
     claims: Iterable[ClaimItem] | None = None,
     judge: Judge | None = None,
     use_judge: bool = True,
+    checks: Sequence[Check] | None = None,
 ) -> VerifyResponse:
     """Blocking :func:`verify`; inside a running event loop it runs on a worker thread."""
     req = _request(request, answer, evidence, question, claims)
-    return _run_blocking(runner.verify(req, settings, judge=judge, use_judge=use_judge))
+    return _run_blocking(
+        runner.verify(req, settings, judge=judge, use_judge=use_judge, checks=checks)
+    )
 
 
 class Verifier:
@@ -155,11 +159,13 @@ class Verifier:
         *,
         judge: Judge | None = None,
         use_judge: bool = True,
+        checks: Sequence[Check] | None = None,
         **overrides: Any,
     ) -> None:
         self.settings = settings_with(settings, **overrides)
         self.thresholds = calibration.active_thresholds(self.settings)
         self.use_judge = use_judge
+        self.checks = list(checks) if checks is not None else None
         self._given_judge = judge
         self._sessions: dict[asyncio.AbstractEventLoop, _Session] = {}
         self._lock = threading.Lock()
@@ -229,7 +235,12 @@ class Verifier:
     async def _verify(self, req: VerifyRequest) -> VerifyResponse:
         judge = await self._request_judge(req) if self.use_judge else None
         return await runner.verify(
-            req, self.settings, judge=judge, use_judge=self.use_judge, thresholds=self.thresholds
+            req,
+            self.settings,
+            judge=judge,
+            use_judge=self.use_judge,
+            checks=self.checks,
+            thresholds=self.thresholds,
         )
 
     async def _request_judge(self, req: VerifyRequest) -> Judge:

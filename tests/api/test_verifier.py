@@ -227,3 +227,36 @@ def test_passed_and_failing_survive_a_json_round_trip(tmp_path: Path) -> None:
     assert back.passed is result.passed is False
     assert [v.claim.id for v in back.failing] == [v.claim.id for v in result.failing]
     assert "passed" not in result.model_dump()  # the JSON schema is unchanged
+
+
+class _RefuseEverything:
+    """A caller's own exact check: fails every claim it is shown."""
+
+    name = "house_rule"
+
+    def __call__(self, claim: str, evidence: str) -> Any:
+        from judge.schemas import CheckOutcome, CheckStatus
+
+        return CheckOutcome(check=self.name, status=CheckStatus.FAILED, detail="house rule")
+
+
+def test_callers_pass_their_own_checks(tmp_path: Path) -> None:
+    settings = fake_settings(state_dir=tmp_path)
+    default = judge.verify_sync(
+        answer=FAITHFUL, evidence=EVIDENCE, settings=settings, use_judge=False
+    )
+    assert all(v.label is not Label.UNSUPPORTED for v in default.verdicts)
+    own = judge.verify_sync(
+        answer=FAITHFUL,
+        evidence=EVIDENCE,
+        settings=settings,
+        use_judge=False,
+        checks=[_RefuseEverything()],
+    )
+    assert own.action is not Action.PASS
+    factual = [v for v in own.verdicts if v.label is not Label.NOT_FACTUAL]
+    assert factual and all(v.label is Label.UNSUPPORTED for v in factual)
+    assert all(v.checks[-1].check == "house_rule" for v in factual)
+    with judge.Verifier(settings, use_judge=False, checks=[_RefuseEverything()]) as verifier:
+        held = verifier.verify_sync(answer=FAITHFUL, evidence=EVIDENCE)
+    assert [v.label for v in held.verdicts] == [v.label for v in own.verdicts]
