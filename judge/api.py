@@ -32,13 +32,14 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from judge.config import Settings, _refuse_unknown, load_settings
-from judge.errors import ConfigError, InputError, VerifierFault, fault_text
+from judge.errors import InputError, VerifierFault, fault_text
 from judge.judges.wrappers import UnavailableJudge
 from judge.pipeline import runner
 from judge.pipeline.entail import thresholds as calibration
 from judge.pipeline.inputs import input_error_from, parse_request
 from judge.protocols import Check, Judge
 from judge.schemas import Passage, StructuredClaim, VerifyRequest, VerifyResponse
+from judge.settings_check import validated
 
 EvidenceItem = str | Mapping[str, Any] | Passage
 ClaimItem = str | Mapping[str, Any] | StructuredClaim
@@ -95,17 +96,13 @@ def evidence_passages(evidence: Iterable[EvidenceItem], field: str = "evidence")
 def settings_with(settings: Settings | None = None, **overrides: Any) -> Settings:
     """``settings`` (else the configured ones) with ``overrides`` by field name. An unknown name
     or a bad value is a ``ConfigError`` naming it."""
-    try:
-        if settings is None:
-            return load_settings(**overrides)
-        if not overrides:
-            return settings
-        _refuse_unknown(overrides, "settings overrides")
-        return Settings.model_validate({**settings.model_dump(), **overrides})
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first.get("loc", ())) or "settings"
-        raise ConfigError(f"setting {field!r}: {first.get('msg', 'invalid value')}") from None
+    if settings is None:
+        return load_settings(**overrides)
+    if not overrides:
+        return settings
+    _refuse_unknown(overrides, "settings overrides")
+    merged = {**settings.model_dump(), **overrides}
+    return validated(Settings, merged, sources=dict.fromkeys(overrides, "the overrides"))
 
 
 async def verify(
