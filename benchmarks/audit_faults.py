@@ -123,7 +123,7 @@ def disk(args: argparse.Namespace) -> None:
     from judge.audit.log import AuditLog
     from judge.config import Settings
     from judge.judges.http import build_http_judge
-    from judge.redteam.fake_judge import FAKE_BASE_URL, FAKE_MODEL, RuleJudge
+    from judge.judges.rule_based import FAKE_BASE_URL, FAKE_MODEL, RuleJudge
     from judge.service.app import ServeOptions, create_app
 
     mount = Path(tempfile.mkdtemp(prefix="judge-small-fs-"))

@@ -22,7 +22,7 @@ def trace(request: dict[str, Any]) -> tuple[Counter[str], int]:
     import httpx
 
     from judge.config import load_settings
-    from judge.redteam.fake_judge import FAKE_BASE_URL, FAKE_MODEL, RuleJudge
+    from judge.judges.rule_based import FAKE_BASE_URL, FAKE_MODEL, RuleJudge
 
     try:  # the pipeline's entry point, wherever the version at hand keeps it
         from judge.pipeline.runner import verify

@@ -100,8 +100,7 @@ async def main_async(args: argparse.Namespace) -> int:
         ("warm (same evidence, prefix reused)", warm, warm_tokens),
     ):
         print(
-            f"| {name} | {statistics.mean(seconds_each):.2f} "
-            f"| {statistics.mean(tokens_each):.0f} |"
+            f"| {name} | {statistics.mean(seconds_each):.2f} | {statistics.mean(tokens_each):.0f} |"
         )
     print(f"cold / warm = {ratio:.2f}x")
     return 0

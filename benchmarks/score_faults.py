@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 from judge.audit.log import AuditLog
 from judge.config import Settings
 from judge.judges.http import build_http_judge, default_http_client
-from judge.redteam.fake_judge import FAKE_MODEL, SCORE_FAULT_NAMES, RuleJudge, ScoreFault
+from judge.judges.rule_based import FAKE_MODEL, SCORE_FAULT_NAMES, RuleJudge, ScoreFault
 from judge.service.app import ServeOptions, create_app
 from tests.support.fake_judge import run_fake_openai_server
 

@@ -143,9 +143,7 @@ async def evaluate_record(
     except ValidationError as exc:
         return failed_prediction(record, f"InputError: {input_error_from(exc)}", _since(started))
     try:
-        response = await verify(
-            request, settings, judge=judge, use_judge=use_judge
-        )
+        response = await verify(request, settings, judge=judge, use_judge=use_judge)
     except JudgeError as exc:
         return failed_prediction(record, f"{type(exc).__name__}: {exc}", _since(started))
     return prediction_from_response(record, response, _since(started))

@@ -124,9 +124,7 @@ def pool_http_client(settings: Settings, pool: EndpointPool) -> httpx.AsyncClien
     return default_http_client(settings, transport=transport)
 
 
-def endpoint_client(
-    settings: Settings, url: str
-) -> tuple[str, httpx.AsyncClient, EndpointPool]:
+def endpoint_client(settings: Settings, url: str) -> tuple[str, httpx.AsyncClient, EndpointPool]:
     """The API root to give an openai client, the HTTP client under it and its pool, for
     ``url`` (one base URL or a comma-separated pool of them)."""
     pool = endpoint_pool(url)

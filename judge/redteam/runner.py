@@ -25,15 +25,15 @@ import httpx
 from judge.config import Settings
 from judge.errors import InputError
 from judge.judges.http import build_http_judge, default_http_client
-from judge.pipeline import runner as pipeline
-from judge.pipeline.inputs import load_request
-from judge.protocols import Check
-from judge.redteam.fake_judge import (
+from judge.judges.rule_based import (
     FAKE_BASE_URL,
     FAKE_MODEL,
     SCORE_FAULT_NAMES,
     RuleJudge,
 )
+from judge.pipeline import runner as pipeline
+from judge.pipeline.inputs import load_request
+from judge.protocols import Check
 from judge.redteam.model import Case, NestedJson, RawJson, Request, request_key
 from judge.redteam.recording import RecordingTransport, structure_problems
 from judge.schemas import ClaimOrigin
@@ -195,7 +195,9 @@ async def _run(
     elif choice.kind == "http":
         inner = httpx.AsyncHTTPTransport(retries=0)
     else:
-        inner = RuleJudge(permissive=choice.kind == "fake-permissive").transport
+        inner = RuleJudge(
+            permissive=choice.kind == "fake-permissive", obeys_injections=True
+        ).transport
     recorder = RecordingTransport(inner, max_calls)
     client = default_http_client(settings, transport=recorder)
     judge = build_http_judge(settings, http_client=client, cache=None)

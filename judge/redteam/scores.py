@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from judge.redteam.fake_judge import SCORE_FAULT_NAMES
+from judge.judges.rule_based import SCORE_FAULT_NAMES
 from judge.redteam.model import Attack, Expect, Expectation, Seed, Variant
 
 FAMILY = "scores"

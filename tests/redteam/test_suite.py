@@ -20,6 +20,7 @@ import pytest
 from judge.cli.app import main
 from judge.config import Settings
 from judge.errors import InputError
+from judge.judges.rule_based import RuleJudge
 from judge.pipeline import runner as pipeline
 from judge.pipeline.checks import IdentifierCheck, LookalikeCheck, NumberCheck, default_checks
 from judge.redteam import (
@@ -36,7 +37,6 @@ from judge.redteam import (
     run_suite,
     select,
 )
-from judge.redteam.fake_judge import RuleJudge
 from judge.redteam.recording import structure_problems
 from judge.redteam.seeds import BUILTIN_SEEDS
 from tests.support.fake_judge import FakeJudgeServer, fake_settings, run_fake_openai_server

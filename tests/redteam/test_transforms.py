@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from judge.judges.rule_based import evidence_sentences, rule_verdict
 from judge.judges.templates import fence, neutralise
 from judge.pipeline.checks.numerals import parse_spelled
 from judge.pipeline.checks.text import normalise
 from judge.redteam import transforms as tx
-from judge.redteam.fake_judge import evidence_sentences, rule_verdict
 from judge.redteam.injection import PAYLOADS, inline
 from judge.redteam.model import Expect, Passage, Seed, Sentence
 from judge.redteam.picking import in_evidence

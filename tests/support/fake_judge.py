@@ -28,6 +28,7 @@ import httpx
 from judge.config import Settings
 from judge.judges.cache import VerdictCache
 from judge.judges.http import FailFastTransport, HttpJudge, build_http_judge
+from judge.judges.rule_based import RuleJudge
 from judge.pipeline.entail.verdict import label_value_offset
 
 FAKE_MODEL = "fake-judge"
@@ -228,68 +229,15 @@ def connection_refused() -> httpx.ConnectError:
     return httpx.ConnectError("[Errno 111] Connection refused")
 
 
-# --- the default rule-based judge --------------------------------------------------------------
+# --- the default script: the project's one rule-based judge ----------------------------------
 
 _FENCE = re.compile(r"<<<([A-Z]+)-([0-9a-f]+)>>>\n(.*?)\n<<<END-\1-\2>>>", re.DOTALL)
-_WORD = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
-_CITATION = re.compile(r"\[[^\]\s]+\]")
-_STOPWORDS = frozenset(
-    re.findall(
-        r"\w+",
-        "a an the is are was were be been of to in on at for by with and or as it its this that "
-        "these those you your can may will would could should has have had do does did from into "
-        "their there they them he she his her we our us i me my so if then than also",
-    )
-)
 
 
 def fenced(request_json: Mapping[str, Any]) -> dict[str, str]:
     """The fenced blocks of the request's user message, by kind (EVIDENCE, CLAIM, ...)."""
     user = next(m["content"] for m in request_json["messages"] if m["role"] == "user")
     return {kind: body for kind, _nonce, body in _FENCE.findall(user)}
-
-
-def _words(text: str) -> set[str]:
-    words = _WORD.findall(_CITATION.sub(" ", text.lower()))
-    # A crude plural fold, so "items" matches "item".
-    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if w not in _STOPWORDS}
-
-
-def _evidence_sentences(evidence: str) -> list[tuple[str, str]]:
-    """(passage id, sentence) pairs of a premise, sentences exactly as they appear in it."""
-    out: list[tuple[str, str]] = []
-    passage = ""
-    for line in evidence.split("\n"):
-        header = re.fullmatch(r"\[([^\]\s]+)\]", line.strip())
-        if header:
-            passage = header.group(1)
-            continue
-        for match in _SENTENCE.finditer(line):
-            sentence = match.group(0).strip()
-            if sentence and sentence != "…":
-                out.append((passage, sentence))
-    return out
-
-
-def rule_verdict(evidence: str, claim: str) -> tuple[str, str, list[str]]:
-    """(label, quote, ids) by word overlap with the best-matching evidence sentence."""
-    claim_words = _words(claim)
-    best: tuple[float, str, str] = (0.0, "", "")
-    for passage, sentence in _evidence_sentences(evidence):
-        words = _words(sentence)
-        overlap = len(claim_words & words) / len(claim_words) if claim_words else 0.0
-        if overlap > best[0]:
-            best = (overlap, passage, sentence)
-    overlap, passage, sentence = best
-    if claim_words and overlap >= 1.0:
-        return "supported", sentence, [passage] if passage else []
-    claim_numbers = set(_NUMBER.findall(claim))
-    sentence_numbers = set(_NUMBER.findall(sentence))
-    if overlap >= 0.5 and sentence_numbers and claim_numbers - sentence_numbers:
-        return "contradicted", sentence, [passage] if passage else []
-    return "unsupported", "", []
 
 
 def requested_variant(request_json: Mapping[str, Any]) -> str:
@@ -304,25 +252,13 @@ def requested_variant(request_json: Mapping[str, Any]) -> str:
 
 
 def rule_based_judge(request_json: dict[str, Any]) -> Spec:
-    """Answer any judge request by simple rules: verdicts by word overlap, facts by splitting on
-    ' and ', conclusions as the answer's last sentence."""
-    name = request_json.get("response_format", {}).get("json_schema", {}).get("name", "")
-    blocks = fenced(request_json)
-    if name.startswith("Verdict"):
-        label, quote, ids = rule_verdict(blocks.get("EVIDENCE", ""), blocks.get("CLAIM", ""))
-        scores = {lab: (0.9 if lab == label else 0.05) for lab in LABELS}
-        variant = requested_variant(request_json)
-        reason = f"word overlap says {label}"
-        return verdict_response(label, reason, quote, ids, variant=variant, scores=scores)
-    if name == "Facts":
-        sentence = _CITATION.sub("", blocks.get("SENTENCE", "")).strip()
-        parts = [p.strip(" ,.") for p in re.split(r",? and ", sentence) if p.strip(" ,.")]
-        return facts_response([p + "." for p in parts][:8] or [sentence])
-    if name == "Conclusion":
-        sentences = [s.strip() for s in _SENTENCE.findall(blocks.get("ANSWER", "")) if s.strip()]
-        last = _CITATION.sub("", sentences[-1] if sentences else "").strip()
-        return conclusion_response(re.sub(r"\s+([.!?])", r"\1", last) or "No conclusion.")
-    return http_error(400, f"fake judge cannot answer schema {name!r}")
+    """Answer any judge request as :class:`judge.judges.rule_based.RuleJudge` does (the rules
+    the red team runs too, without obeying injections): verdicts by content words and
+    negation, facts by splitting on ' and ', conclusions from the answer's last sentence."""
+    return _RULES.respond(request_json)
+
+
+_RULES = RuleJudge()
 
 
 # --- the server --------------------------------------------------------------------------------

@@ -33,9 +33,7 @@ class Extraction:
     calls: int = 0  # judge calls spent extracting
 
 
-async def extract_claims(
-    req: VerifyRequest, judge: Judge | None, settings: Settings
-) -> Extraction:
+async def extract_claims(req: VerifyRequest, judge: Judge | None, settings: Settings) -> Extraction:
     if req.claims is not None:
         return Extraction(claims_from_structured(req.claims), [])
     answer = req.answer or ""

@@ -1,13 +1,17 @@
-"""A rule-based stand-in for an OpenAI-compatible judge server, for red-team runs without a model.
+"""The one rule-based judge: an OpenAI-compatible judge server without a model.
 
 It answers ``POST /v1/chat/completions`` (verdicts, atomic facts, main conclusions) and
-``GET /v1/models`` behind ``httpx.MockTransport``, so the real client stack is exercised.
+``GET /v1/models``, so whatever runs against it exercises the real client stack: the test
+suite (through its scripted fake server, whose default script is :meth:`RuleJudge.respond`),
+red-team runs without a model (``judge redteam``) and the benchmarks that need a judge whose
+verdicts are deterministic.
 
-Verdicts come from word overlap of the fenced claim with the fenced evidence (with a negation
-and a number rule). Like a careless model, it obeys instructions it finds *outside* the data
-fences, reading a fence as closed at the first ``<<<END-KIND`` whatever nonce follows, and it
-obeys chat-template tokens anywhere: so injected text can only sway it when the prompt's
-defences (random fence nonces, neutralised fence and role-tag syntax) have failed.
+Verdicts come from the content words of the fenced claim against the fenced evidence, with a
+negation rule. With ``obeys_injections`` it behaves as a careless model: it obeys instructions
+it finds *outside* the data fences, reading a fence as closed at the first ``<<<END-KIND``
+whatever nonce follows, and it obeys chat-template tokens anywhere; so injected text can only
+sway it when the prompt's defences (random fence nonces, neutralised fence and role-tag
+syntax) have failed. The red team runs it that way; the tests do not.
 """
 
 from __future__ import annotations
@@ -26,14 +30,15 @@ from judge.pipeline.checks.text import normalise
 from judge.pipeline.claims.sentences import content_words, word_form
 from judge.pipeline.entail.verdict import label_value_offset
 
-FAKE_MODEL = "redteam-rule-judge"
-FAKE_BASE_URL = "http://redteam-judge.invalid/v1"
+FAKE_MODEL = "rule-judge"
+FAKE_BASE_URL = "http://rule-judge.invalid/v1"
 
 _NONCE = re.compile(r"<<<[A-Z]+-([0-9a-f]{8,})>>>")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _CLAUSE_BREAK = re.compile(r"[;,]\s+|\s+(?:and|but|except|while|whereas)\s+")
 _HEADER = re.compile(r"\[([^\]\s]+)\]")
-_CITATION = re.compile(r"\s*\[[^\]\n]*\d[^\]\n]*\]")
+# A citation marker: one bare id ("[policy]") or a group with a number in it ("[S1, S2]").
+_CITATION = re.compile(r"\s*\[(?:[^\]\s]+|[^\]\n]*\d[^\]\n]*)\]")
 _NEGATIONS = frozenset({"not", "no", "never", "non", "cannot", "without", "neither", "nor"})
 _RAW_CHAT_TOKENS = ("<|im_start|>", "<|im_end|>", "<|system|>", "<|eot_id|>", "</s>", "[INST]")
 # Outside the fences the template writes nothing, so any of these there comes from the data.
@@ -75,11 +80,19 @@ class _EvidenceSentence:
 class RuleJudge:
     """Answers judge requests by rules. ``permissive`` supports every claim, which shows what
     the exact checks catch on their own. ``score_fault`` sends verdicts whose score cannot be
-    read: no logprobs, or NaN, +/-infinity or a positive logprob on the answer token."""
+    read: no logprobs, or NaN, +/-infinity or a positive logprob on the answer token.
+    ``obeys_injections`` makes it follow instructions that escape the data fences."""
 
-    def __init__(self, *, permissive: bool = False, score_fault: ScoreFault | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        permissive: bool = False,
+        score_fault: ScoreFault | None = None,
+        obeys_injections: bool = False,
+    ) -> None:
         self.permissive = permissive
         self.score_fault = score_fault
+        self.obeys_injections = obeys_injections
 
     @property
     def transport(self) -> httpx.MockTransport:
@@ -88,11 +101,14 @@ class RuleJudge:
     def handler(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path.rstrip("/")
         if request.method == "GET" and path.endswith("/models"):
-            data = [{"id": FAKE_MODEL, "object": "model", "owned_by": "redteam"}]
+            data = [{"id": FAKE_MODEL, "object": "model", "owned_by": "rule-judge"}]
             return httpx.Response(200, json={"object": "list", "data": data})
         if request.method != "POST" or not path.endswith("/chat/completions"):
             return _error(404, f"no route {request.method} {path}")
-        body = json.loads(request.content)
+        return self.respond(json.loads(request.content))
+
+    def respond(self, body: dict[str, Any]) -> httpx.Response:
+        """The answer to one chat-completions request body."""
         schema = body.get("response_format", {}).get("json_schema", {}).get("name", "")
         messages = body.get("messages", [])
         user = next((m["content"] for m in messages if m.get("role") == "user"), "")
@@ -104,7 +120,7 @@ class RuleJudge:
                 content = json.dumps({"answer": answer})
                 return _completion(content, self._logprobs(content, "answer", YES_NO))
             order = [name for name in fields if name in verdict] or list(verdict)
-            content = json.dumps({name: verdict[name] for name in order})
+            content = json.dumps({name: verdict[name] for name in order}, ensure_ascii=False)
             return _completion(content, self._logprobs(content, "label", LABELS))
         blocks = _blocks(user)
         if schema == "Facts":
@@ -141,7 +157,7 @@ class RuleJudge:
         """Every verdict field; the answer keeps those the requested schema has, in its order."""
         blocks = _blocks(user)
         evidence = evidence_sentences(blocks.get("EVIDENCE", ""))
-        if self.permissive or _swayed(user):
+        if self.permissive or (self.obeys_injections and _swayed(user)):
             label, chosen = "supported", evidence[:1]
         else:
             label, chosen = rule_verdict(blocks.get("CLAIM", ""), evidence)
@@ -252,7 +268,7 @@ def _token(text: str, logprob: float, top: Sequence[tuple[str, float]]) -> dict[
 
 def _completion(content: str, logprobs: list[dict[str, Any]] | None = None) -> httpx.Response:
     body = {
-        "id": f"chatcmpl-redteam-{next(_ids)}",
+        "id": f"chatcmpl-rule-{next(_ids)}",
         "object": "chat.completion",
         "created": 1_700_000_000,
         "model": FAKE_MODEL,
