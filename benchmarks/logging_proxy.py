@@ -33,6 +33,9 @@ class Usage:
     calls: int = 0  # chat or text completions
     other_requests: int = 0  # model listing and the like
     prompt_tokens: int = 0
+    # Prompt tokens the server computed (llama.cpp's ``timings.prompt_n``): the rest came from
+    # its prefix cache. Equal to prompt_tokens for servers that do not report it.
+    prefill_tokens: int = 0
     completion_tokens: int = 0
     errors: int = 0  # HTTP status >= 400 or no answer from upstream
     truncated: int = 0  # finish_reason "length": the output hit max_tokens
@@ -104,7 +107,7 @@ class LoggingProxy:
 
     def _count(self, tag: str, path: str, status: int, payload: bytes, seconds: float) -> None:
         completion = path.endswith("completions")
-        prompt = produced = 0
+        prompt = produced = computed = 0
         finish = None
         if completion and status < 400:
             try:
@@ -112,6 +115,7 @@ class LoggingProxy:
                 usage = data.get("usage") or {}
                 prompt = int(usage.get("prompt_tokens") or 0)
                 produced = int(usage.get("completion_tokens") or 0)
+                computed = int((data.get("timings") or {}).get("prompt_n", prompt))
                 finish = (data.get("choices") or [{}])[0].get("finish_reason")
             except (ValueError, AttributeError, IndexError, TypeError):
                 pass  # a streamed or malformed body: the call still counts
@@ -120,6 +124,7 @@ class LoggingProxy:
             if completion:
                 usage_row.calls += 1
                 usage_row.prompt_tokens += prompt
+                usage_row.prefill_tokens += computed
                 usage_row.completion_tokens += produced
                 usage_row.seconds += seconds
                 usage_row.truncated += finish == "length"
@@ -132,6 +137,7 @@ class LoggingProxy:
                     "path": path,
                     "status": status,
                     "prompt_tokens": prompt,
+                    "prefill_tokens": computed,
                     "completion_tokens": produced,
                     "finish_reason": finish,
                     "seconds": round(seconds, 3),

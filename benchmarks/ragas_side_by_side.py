@@ -1,10 +1,12 @@
-"""RAGAS faithfulness and `judge eval` side by side on the same claim records and judge.
+"""RAGAS faithfulness and `judge eval` side by side on the same claim or answer records and judge.
 
 Both systems talk to the same OpenAI-compatible endpoint (by default the embedded judge that
 `judge local up` starts) through one counting proxy (``logging_proxy.py``), so their calls and
 tokens are counted the same way. They run one after the other, each one record at a time, and
-the table gives balanced accuracy (supported vs not; errors count as not supported), judge
-calls, tokens and seconds per record from this one run.
+the table gives balanced accuracy (supported vs not, or faithful vs hallucinated for answer
+records; errors count as not supported), judge calls, prompt tokens, the prompt tokens the
+server computed (the rest came from its prefix cache; llama.cpp reports it) and seconds per
+record from this one run.
 
 RAGAS lives in its own venv (``--setup-ragas`` creates it); it never enters the project's
 environment. Its score is the share of supported statements, reported two ways: supported only
@@ -13,6 +15,7 @@ at 1.0, and supported at >= 0.5.
     python benchmarks/ragas_side_by_side.py --setup-ragas --sample 20 --out-dir /tmp/side
     python benchmarks/ragas_side_by_side.py --out-dir /tmp/side-full   # all records (hours)
     python benchmarks/ragas_side_by_side.py --sample 20 -- --extractor sentence  # judge options
+    python benchmarks/ragas_side_by_side.py --data ../shared/data/dev/dev_answers.jsonl --sample 8
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ class SystemResult:
     roc_auc: float | None
     calls_per_record: float | None
     tokens_per_record: float | None
+    prefill_per_record: float | None  # prompt tokens the server computed
+    claims_per_record: float | None  # judge eval only: the claims it judged
     seconds_per_record: float | None
     truncated_outputs: int
 
@@ -76,7 +81,8 @@ def main() -> int:
     records_path = out_dir / "records.jsonl"
     chosen = select_records(args.data, args.limit, args.sample, args.seed)
     records_path.write_text("".join(json.dumps(r) + "\n" for r in chosen), encoding="utf-8")
-    print(f"{len(chosen)} claim records; outputs in {out_dir}", file=sys.stderr)
+    kind = "answer" if chosen and "answer" in chosen[0] else "claim"
+    print(f"{len(chosen)} {kind} records; outputs in {out_dir}", file=sys.stderr)
 
     ragas_out = out_dir / "ragas_predictions.jsonl"
     judge_out = out_dir / "judge_predictions.jsonl"
@@ -120,9 +126,10 @@ def main() -> int:
         usage = {tag: proxy.usage(tag) for tag in ("ragas", "judge")}
 
     wanted = {r["id"] for r in chosen}
+    positive = "faithful" if kind == "answer" else "supported"
     results = [
-        *ragas_results(_rows(ragas_out, wanted), usage["ragas"], ragas_phase),
-        judge_result(_rows(judge_out, wanted), usage["judge"], judge_phase),
+        *ragas_results(_rows(ragas_out, wanted), usage["ragas"], ragas_phase, positive),
+        judge_result(_rows(judge_out, wanted), usage["judge"], judge_phase, positive),
     ]
     summary = {
         "base_url": base_url,
@@ -136,7 +143,7 @@ def main() -> int:
         "results": [asdict(r) for r in results],
     }
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    print_table(results, model)
+    print_table(results, model, kind)
     return 0
 
 
@@ -186,8 +193,11 @@ def local_judge_endpoint(model: str | None) -> tuple[str, str | None]:
 def select_records(
     data: Path, limit: int | None, sample: int | None, seed: int
 ) -> list[dict[str, Any]]:
-    """The claim records to run, in file order: the first ``limit``, or a seeded sample."""
-    records = [r for r in load_records(data) if r.kind == "claim"]
+    """The records to run, in file order: the first ``limit``, or a seeded sample. A file of
+    claim and answer records runs its claims."""
+    loaded = load_records(data)
+    kind = "claim" if any(r.kind == "claim" for r in loaded) else "answer"
+    records = [r for r in loaded if r.kind == kind]
     if sample is not None:
         keep = set(random.Random(seed).sample([r.id for r in records], min(sample, len(records))))
         records = [r for r in records if r.id in keep]
@@ -197,17 +207,19 @@ def select_records(
             "id": r.id,
             "dataset": r.dataset,
             "evidence": [{"id": p.id, "text": p.text} for p in r.evidence],
-            "claim": r.text,
+            kind: r.text,
             "label": r.gold,
         }
         for r in records[:limit]
     ]
 
 
-def ragas_results(rows: list[dict[str, Any]], usage: Usage, phase: Phase) -> list[SystemResult]:
-    gold = [r["gold"] == "supported" for r in rows]
+def ragas_results(
+    rows: list[dict[str, Any]], usage: Usage, phase: Phase, positive: str
+) -> list[SystemResult]:
+    gold = [r["gold"] == positive for r in rows]
     scored = [r for r in rows if r["score"] is not None]
-    auc = roc_auc([r["score"] for r in scored], [r["gold"] == "supported" for r in scored])
+    auc = roc_auc([r["score"] for r in scored], [r["gold"] == positive for r in scored])
     results = []
     for name, cut in (("RAGAS, score = 1.0", 1.0), ("RAGAS, score >= 0.5", 0.5)):
         predicted = [r["score"] is not None and r["score"] >= cut for r in rows]
@@ -215,11 +227,13 @@ def ragas_results(rows: list[dict[str, Any]], usage: Usage, phase: Phase) -> lis
     return results
 
 
-def judge_result(rows: list[dict[str, Any]], usage: Usage, phase: Phase) -> SystemResult:
-    gold = [r["gold"] == "supported" for r in rows]
-    predicted = [r["predicted"] == "supported" for r in rows]
+def judge_result(
+    rows: list[dict[str, Any]], usage: Usage, phase: Phase, positive: str
+) -> SystemResult:
+    gold = [r["gold"] == positive for r in rows]
+    predicted = [r["predicted"] == positive for r in rows]
     scored = [r for r in rows if r["score"] is not None]
-    auc = roc_auc([r["score"] for r in scored], [r["gold"] == "supported" for r in scored])
+    auc = roc_auc([r["score"] for r in scored], [r["gold"] == positive for r in scored])
     return _result("judge eval", rows, balanced_accuracy(gold, predicted), auc, usage, phase)
 
 
@@ -244,13 +258,24 @@ def _result(
         roc_auc=auc,
         calls_per_record=usage.calls / n if n else None,
         tokens_per_record=(usage.prompt_tokens + usage.completion_tokens) / n if n else None,
+        prefill_per_record=usage.prefill_tokens / n if n else None,
+        claims_per_record=sum(int(r["claims"]) for r in new) / n
+        if n and "claims" in new[0]
+        else None,
         seconds_per_record=sum(float(r["seconds"]) for r in new) / n if n else None,
         truncated_outputs=usage.truncated,
     )
 
 
-def print_table(results: list[SystemResult], model: str) -> None:
-    table = Table(title=f"claim records, judge model {model}", title_justify="left")
+def _claims(rows: list[dict[str, Any]]) -> float | None:
+    """Claims judged per record (judge eval's predictions say; RAGAS's do not)."""
+    if not rows or "claims" not in rows[0]:
+        return None
+    return sum(int(r["claims"]) for r in rows) / len(rows)
+
+
+def print_table(results: list[SystemResult], model: str, kind: str) -> None:
+    table = Table(title=f"{kind} records, judge model {model}", title_justify="left")
     for name in (
         "system",
         "records",
@@ -260,6 +285,8 @@ def print_table(results: list[SystemResult], model: str) -> None:
         "ROC-AUC",
         "calls/rec",
         "tokens/rec",
+        "prefill/rec",
+        "claims/rec",
         "s/rec",
         "truncated",
     ):
@@ -274,6 +301,8 @@ def print_table(results: list[SystemResult], model: str) -> None:
             _fmt(r.roc_auc, 3),
             _fmt(r.calls_per_record, 2),
             _fmt(r.tokens_per_record, 0),
+            _fmt(r.prefill_per_record, 0),
+            _fmt(r.claims_per_record, 1),
             _fmt(r.seconds_per_record, 1),
             str(r.truncated_outputs),
         )
@@ -286,7 +315,7 @@ def _fmt(value: float | None, digits: int) -> str:
 
 def _parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="claim records")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="claim or answer records")
     parser.add_argument("--limit", type=int, help="the first N claim records")
     parser.add_argument("--sample", type=int, help="a seeded random sample of N claim records")
     parser.add_argument("--seed", type=int, default=0)

@@ -1,4 +1,4 @@
-"""RAGAS faithfulness over claim records, one JSON line per record. Runs in RAGAS's own venv.
+"""RAGAS faithfulness over claim or answer records, one JSON line each. Runs in RAGAS's venv.
 
 Started by ``ragas_side_by_side.py``; imports nothing from this project. Records are scored one
 at a time so seconds per record compare with a sequential ``judge eval``. A record whose scoring
@@ -22,7 +22,7 @@ from typing import Any
 # RAGAS sends usage analytics unless told not to; the benchmark machine may have no network.
 os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
 
-# Claims carry no question, but RAGAS requires one: a neutral one, the same for every record.
+# The records carry no question, but RAGAS requires one: a neutral one, the same for every record.
 NEUTRAL_QUESTION = "What does the response state?"
 
 
@@ -52,7 +52,8 @@ async def score_records(args: argparse.Namespace) -> None:
     records = [json.loads(line) for line in args.records.read_text("utf-8").splitlines() if line]
     with args.out.open("a", encoding="utf-8") as out:
         for record in records:
-            if record["id"] in done or "claim" not in record:
+            text = record.get("claim", record.get("answer"))
+            if record["id"] in done or text is None:
                 continue
             started = time.perf_counter()
             score: float | None = None
@@ -61,7 +62,7 @@ async def score_records(args: argparse.Namespace) -> None:
                 result = await asyncio.wait_for(
                     metric.ascore(
                         user_input=NEUTRAL_QUESTION,
-                        response=record["claim"],
+                        response=text,
                         retrieved_contexts=[p["text"] for p in record["evidence"]],
                     ),
                     timeout=args.record_timeout,

@@ -31,17 +31,28 @@ async def entail_all(claims: Sequence[ClaimContext], judge: Judge | None) -> lis
     judged = 0
     claims_judged(judged, len(claims))
 
-    async def run(position: int) -> None:
+    async def run(group: list[int]) -> None:
+        # One claim after another within a group: each call after the first finds the
+        # evidence prefix in the server's cache; a second, concurrent call would compute it
+        # again in another slot.
         nonlocal judged
         async with semaphore:
-            results[position] = await judge_one(judge, claims[position])
-        judged += 1
-        claims_judged(judged, len(claims))
+            for position in group:
+                results[position] = await judge_one(judge, claims[position])
+                judged += 1
+                claims_judged(judged, len(claims))
 
-    # Claims of one passage go consecutively so the server's prefix cache reuses the evidence.
-    order = sorted(range(len(claims)), key=lambda i: (claims[i].alignment.passage_ids, i))
-    await asyncio.gather(*(run(i) for i in order))
+    await asyncio.gather(*(run(group) for group in premise_groups(claims)))
     return [v for v in results if v is not None]
+
+
+def premise_groups(claims: Sequence[ClaimContext]) -> list[list[int]]:
+    """Claim positions grouped by the passages they are judged against, in first-seen order:
+    the claims of one group share their evidence prefix."""
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for position, context in enumerate(claims):
+        groups.setdefault(tuple(context.alignment.passage_ids), []).append(position)
+    return list(groups.values())
 
 
 async def judge_one(judge: Judge, context: ClaimContext) -> ClaimVerdict:

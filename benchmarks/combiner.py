@@ -1,0 +1,373 @@
+"""Levers scored on data their thresholds never saw: k-fold and leave-one-dataset-out, paired.
+
+Reads the signal files of ``accuracy.py collect`` (the judge's P(yes) on the whole evidence and
+on each sentence of a multi-sentence claim) and the development claims, re-runs the exact checks
+as the code stands, and scores each lever two ways:
+
+- k-fold: stratified 5-fold, five seeds; the mean of the held-out folds' balanced accuracy;
+- leave-one-dataset-out (LODO): each dataset in turn is held out, the lever is fitted (a
+  threshold, or a model and its threshold) on the other datasets only, and the held-out
+  predictions of every dataset are pooled into one balanced accuracy.
+
+A learned combiner (scikit-learn: logistic regression, or gradient boosting with sigmoid
+calibration) is fitted only on the training part of each split, on the claims no exact check
+flagged (those the combiner would decide); its threshold is chosen on out-of-fold predictions
+inside the training part, never on its own fit. Features are the judge's signals and cheap
+lexical ones computed from the claim and its evidence (no extra judge call).
+
+Composed answers (``--answers``): answers built from development claims of one dataset, each
+sentence one claim citing its own record's passages, the ledger the union of their evidence;
+hallucinated iff any claim is not supported. With cited ids only, each sentence is judged
+against its own record's passages, so its verdict is the claim's own: an answer's prediction is
+pooled from the claims' held-out (LODO) predictions, under two answer rules: pass iff every
+claim passes the claim threshold, or pass iff the weakest claim's score clears an answer
+threshold tuned on the other datasets' answers.
+
+    python benchmarks/combiner.py --data ../shared/data/dev/dev_claims.jsonl \\
+        --signals benchmarks/results/lodo_default.jsonl --answers 400
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import re
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import accuracy
+import numpy as np
+from names_dev import missing_names
+
+from judge.errors import CalibrationInfeasible
+from judge.eval.calibrate import Objective, choose_threshold, stratified_folds
+from judge.eval.metrics import balanced_accuracy
+from judge.pipeline.checks import default_checks
+from judge.pipeline.claims.sentences import content_words, split_sentences, word_form
+
+WHOLE, SENTENCES = "whole-w2000@yes_no", "sentences-w2000@yes_no"
+FENCE = -math.inf
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+# predict(train indices, test indices) -> the test claims predicted supported, and their scores
+Fit = Callable[[list[int], list[int]], tuple[list[bool], list[float]]]
+
+
+@dataclass
+class Claims:
+    rows: list[dict[str, Any]]
+    gold: list[bool]  # True: supported
+    datasets: list[str]
+    flagged: list[bool]  # an exact check failed the claim or sent it to review
+    whole: list[float]
+    weakest: list[float]  # min(whole, each sentence) on a multi-sentence claim
+    features: np.ndarray
+
+
+def load(data: Path, signals: Sequence[Path]) -> Claims:
+    rows = [r for r in accuracy.merged_rows(signals) if WHOLE in r]
+    accuracy.recheck(rows, data)
+    records = {r["id"]: r for r in accuracy.load_records(data)}
+    checks = [c.name for c in default_checks()]
+    whole = [accuracy.score_of(r, WHOLE) for r in rows]
+    weakest = [
+        min(w, accuracy.sentence_score(r, SENTENCES)) for r, w in zip(rows, whole, strict=True)
+    ]
+    features = np.array(
+        [
+            claim_features(records[r["id"]], w, s, r, checks)
+            for r, w, s in zip(rows, whole, weakest, strict=True)
+        ]
+    )
+    return Claims(
+        rows=rows,
+        gold=[r["gold"] == "supported" for r in rows],
+        datasets=[r["dataset"] for r in rows],
+        flagged=[accuracy.check_failed(r, checks) for r in rows],
+        whole=whole,
+        weakest=weakest,
+        features=features,
+    )
+
+
+FEATURES = (
+    "logit P(yes) whole",
+    "logit P(yes) weakest sentence",
+    "sentences",
+    "claim words absent from the evidence (share)",
+    "names absent from the evidence",
+    "numbers absent from the evidence",
+    "best evidence sentence's share of the claim words",
+    "claim content words (log)",
+)
+
+
+def claim_features(
+    record: dict[str, Any], whole: float, weakest: float, row: dict[str, Any], checks: list[str]
+) -> list[float]:
+    claim = record["claim"]
+    evidence = "\n\n".join(e["text"] for e in record["evidence"])
+    claim_forms = {word_form(w) for w, _, _ in content_words(claim)}
+    evidence_forms = {word_form(w) for w, _, _ in content_words(evidence)}
+    absent = len(claim_forms - evidence_forms) / len(claim_forms) if claim_forms else 0.0
+    best = 0.0
+    for sentence in split_sentences(evidence, strict=False):
+        forms = {word_form(w) for w, _, _ in content_words(sentence.text)}
+        if claim_forms:
+            best = max(best, len(claim_forms & forms) / len(claim_forms))
+    numbers = set(_NUMBER.findall(claim)) - set(_NUMBER.findall(evidence))
+    sentences = row.get(SENTENCES, {}).get("sentences", 1)
+    return [
+        accuracy.logit(whole),
+        accuracy.logit(weakest),
+        float(sentences),
+        absent,
+        float(len(missing_names(claim, evidence))),
+        float(len(numbers)),
+        best,
+        math.log1p(len(claim_forms)),
+    ]
+
+
+# --- levers ------------------------------------------------------------------------------------
+
+
+def threshold_lever(scores: Sequence[float], gold: Sequence[bool]) -> Fit:
+    """A fixed score, one threshold tuned for balanced accuracy on the training claims."""
+
+    def fit(train: list[int], test: list[int]) -> tuple[list[bool], list[float]]:
+        threshold = _threshold([scores[i] for i in train], [gold[i] for i in train])
+        return [threshold is not None and scores[i] >= threshold for i in test], [
+            scores[i] for i in test
+        ]
+
+    return fit
+
+
+def learned_lever(claims: Claims, model: str, *, gate: bool) -> Fit:
+    """A scikit-learn model on the features; with ``gate`` the exact checks decide first and
+    the model sees only the claims they let through, else their outcomes are features too."""
+    features = claims.features
+    if not gate:
+        features = np.column_stack([features, np.array(claims.flagged, dtype=float)])
+    gold = np.array(claims.gold)
+    flagged = np.array(claims.flagged) if gate else np.zeros(len(gold), dtype=bool)
+
+    def scores_for(train: list[int], test: list[int]) -> list[float]:
+        usable = [i for i in train if not flagged[i]]
+        estimator = _estimator(model)
+        estimator.fit(features[usable], gold[usable])
+        out = estimator.predict_proba(features[test])[:, 1] if test else np.array([])
+        return [FENCE if flagged[i] else float(p) for i, p in zip(test, out, strict=True)]
+
+    def fit(train: list[int], test: list[int]) -> tuple[list[bool], list[float]]:
+        # The threshold is chosen on out-of-fold scores inside the training claims.
+        inner = stratified_folds([not claims.gold[i] for i in train], 5, seed=1)
+        oof: dict[int, float] = {}
+        for fold in inner:
+            held = [train[j] for j in fold]
+            rest = [train[j] for j in range(len(train)) if j not in set(fold)]
+            oof.update(zip(held, scores_for(rest, held), strict=True))
+        threshold = _threshold([oof[i] for i in train], [claims.gold[i] for i in train])
+        scores = scores_for(train, test)
+        return [threshold is not None and s >= threshold for s in scores], scores
+
+    return fit
+
+
+def _estimator(model: str) -> Any:
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if model == "logistic":
+        return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=1000))
+    boosted = HistGradientBoostingClassifier(max_depth=3, max_iter=100, learning_rate=0.05)
+    return CalibratedClassifierCV(boosted, method="sigmoid", cv=3)
+
+
+def _threshold(scores: Sequence[float], gold: Sequence[bool]) -> float | None:
+    try:
+        point = choose_threshold(
+            list(scores), [not g for g in gold], Objective("balanced_accuracy"), flag_below=True
+        )
+    except CalibrationInfeasible:
+        return None
+    return point.threshold
+
+
+# --- validation --------------------------------------------------------------------------------
+
+
+@dataclass
+class Scored:
+    kfold: float
+    lodo: float
+    lodo_predicted: list[bool]
+    lodo_scores: list[float]
+    per_dataset: dict[str, float | None]
+
+
+def validate(fit: Fit, claims: Claims, seeds: Sequence[int] = range(5), k: int = 5) -> Scored:
+    n = len(claims.gold)
+    means = []
+    for seed in seeds:
+        folds = stratified_folds([not g for g in claims.gold], k, seed)
+        values = []
+        for fold in folds:
+            excluded = set(fold)
+            predicted, _ = fit([i for i in range(n) if i not in excluded], fold)
+            value = balanced_accuracy([claims.gold[i] for i in fold], predicted)
+            if value is not None:
+                values.append(value)
+        means.append(sum(values) / len(values))
+    predicted_all = [False] * n
+    scores_all = [0.0] * n
+    per_dataset: dict[str, float | None] = {}
+    for name in sorted(set(claims.datasets)):
+        held = [i for i, d in enumerate(claims.datasets) if d == name]
+        train = [i for i, d in enumerate(claims.datasets) if d != name]
+        predicted, scores = fit(train, held)
+        for i, p, s in zip(held, predicted, scores, strict=True):
+            predicted_all[i], scores_all[i] = p, s
+        per_dataset[name] = balanced_accuracy([claims.gold[i] for i in held], predicted)
+    pooled = balanced_accuracy(claims.gold, predicted_all)
+    return Scored(
+        kfold=sum(means) / len(means),
+        lodo=pooled if pooled is not None else float("nan"),
+        lodo_predicted=predicted_all,
+        lodo_scores=scores_all,
+        per_dataset=per_dataset,
+    )
+
+
+# --- composed answers --------------------------------------------------------------------------
+
+
+def composed_answers(
+    claims: Claims, count: int, seed: int = 0, sizes: tuple[int, int] = (3, 6)
+) -> list[tuple[list[int], bool]]:
+    """Answers of 3-6 claims of one dataset: half of them faithful (every claim supported),
+    half hallucinated (one or two claims not supported, the rest supported)."""
+    rng = random.Random(seed)
+    by_dataset: dict[str, tuple[list[int], list[int]]] = {}
+    for i, (name, gold) in enumerate(zip(claims.datasets, claims.gold, strict=True)):
+        good, bad = by_dataset.setdefault(name, ([], []))
+        (good if gold else bad).append(i)
+    names = sorted(n for n, (good, bad) in by_dataset.items() if len(good) >= sizes[1] and bad)
+    answers: list[tuple[list[int], bool]] = []
+    for number in range(count):
+        good, bad = by_dataset[names[number % len(names)]]
+        size = rng.randint(*sizes)
+        faithful = number % 2 == 0
+        wrong = 0 if faithful else min(rng.randint(1, 2), len(bad), size)
+        members = rng.sample(good, size - wrong) + rng.sample(bad, wrong)
+        rng.shuffle(members)
+        answers.append((members, faithful))
+    return answers
+
+
+def score_answers(
+    claims: Claims, answers: list[tuple[list[int], bool]], lever: Scored
+) -> dict[str, float | None]:
+    gold = [faithful for _, faithful in answers]
+    every = [all(lever.lodo_predicted[i] for i in members) for members, _ in answers]
+    weakest = [min(lever.lodo_scores[i] for i in members) for members, _ in answers]
+    groups = [claims.datasets[members[0]] for members, _ in answers]
+    tuned = [False] * len(answers)
+    thresholds = {}
+    for name in sorted(set(groups)):
+        train = [j for j, g in enumerate(groups) if g != name]
+        threshold = _threshold([weakest[j] for j in train], [gold[j] for j in train])
+        thresholds[name] = threshold
+        for j, g in enumerate(groups):
+            if g == name:
+                tuned[j] = threshold is not None and weakest[j] >= threshold
+    return {
+        "every claim passes": balanced_accuracy(gold, every),
+        "weakest claim, answer threshold (LODO)": balanced_accuracy(gold, tuned),
+        "answer thresholds": float(np.median([t for t in thresholds.values() if t is not None])),
+    }
+
+
+# --- report ------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--signals", type=Path, nargs="+", required=True)
+    parser.add_argument("--answers", type=int, default=0, help="composed answers to score")
+    parser.add_argument("--no-boosting", action="store_true", help="skip lever f (the slowest)")
+    args = parser.parse_args(argv)
+    claims = load(args.data, args.signals)
+    n = len(claims.gold)
+    gated_whole = [FENCE if f else s for f, s in zip(claims.flagged, claims.whole, strict=True)]
+    gated = [FENCE if f else s for f, s in zip(claims.flagged, claims.weakest, strict=True)]
+    levers: list[tuple[str, Fit]] = [
+        (
+            "a P(yes), whole evidence (2000-token windows)",
+            threshold_lever(claims.whole, claims.gold),
+        ),
+        ("b a + exact checks as a hard pre-filter", threshold_lever(gated_whole, claims.gold)),
+        (
+            "c b + each sentence judged, weakest taken — the default",
+            threshold_lever(gated, claims.gold),
+        ),
+        (
+            "d c's checks + logistic regression on the features",
+            learned_lever(claims, "logistic", gate=True),
+        ),
+        (
+            "e logistic regression, checks as a feature (no gate)",
+            learned_lever(claims, "logistic", gate=False),
+        ),
+    ]
+    if not args.no_boosting:
+        boosted = learned_lever(claims, "boosting", gate=True)
+        levers.append(("f c's checks + gradient boosting, sigmoid-calibrated", boosted))
+    print(f"{n} claims, {sum(claims.gold)} supported, {len(set(claims.datasets))} datasets;")
+    print(f"{sum(claims.flagged)} flagged by the exact checks; features: {', '.join(FEATURES)}\n")
+    print("| lever | k-fold (5 folds x 5 seeds) | LODO pooled | McNemar vs c (LODO) |")
+    print("|---|---|---|---|")
+    results: dict[str, Scored] = {}
+    for name, fit in levers:
+        results[name] = validate(fit, claims)
+    default = results[levers[2][0]]
+    for name, scored in results.items():
+        a, b, p = accuracy.mcnemar(claims.gold, scored.lodo_predicted, default.lodo_predicted)
+        versus = "" if scored is default else f"{a} fixed, {b} broken, p = {p:.3f}"
+        print(f"| {name} | {scored.kfold:.3f} | {scored.lodo:.3f} | {versus} |")
+    print("\nLODO balanced accuracy per held-out dataset:\n")
+    names = sorted(set(claims.datasets))
+    print("| lever | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    for name, scored in results.items():
+        cells = [f"{v:.2f}" if v is not None else "-" for v in scored.per_dataset.values()]
+        print(f"| {name.split(' ', 1)[0]} | " + " | ".join(cells) + " |")
+    if args.answers:
+        answers = composed_answers(claims, args.answers)
+        sizes = [len(m) for m, _ in answers]
+        print(
+            f"\n{len(answers)} composed answers, {sum(f for _, f in answers)} faithful, "
+            f"{min(sizes)}-{max(sizes)} sentences (mean {sum(sizes) / len(sizes):.1f}):\n"
+        )
+        print(
+            "| lever | every claim passes | weakest claim vs answer threshold (LODO) | its median |"
+        )
+        print("|---|---|---|---|")
+        for name, scored in results.items():
+            out = score_answers(claims, answers, scored)
+            cells = [f"{v:.3f}" if v is not None else "-" for v in out.values()]
+            print(f"| {name.split(' ', 1)[0]} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
