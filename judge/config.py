@@ -93,6 +93,11 @@ class Settings(BaseSettings):
     check_conclusion: bool = True
     citation_policy: CitationPolicy = CitationPolicy.STRICT
     search_top_k: int = Field(default=2, ge=1, le=20)
+    search_whole_evidence: bool = Field(
+        default=True,
+        description="under the search policy, judge an uncited claim against the whole evidence "
+        "when it fits one window (else against its search_top_k most similar passages)",
+    )
     max_citations_per_claim: int = Field(default=4, ge=1)
     stuffing_min_passages: int = Field(default=3, ge=2)
     detect_stuffing: bool = True

@@ -18,7 +18,7 @@ from judge.config import Settings, load_settings
 from judge.judges.binding import bind_request
 from judge.judges.endpoint import judge_for_run
 from judge.judges.wrappers import UnavailableJudge
-from judge.pipeline.align import AlignmentStatus, align_claims
+from judge.pipeline.align import AlignmentStatus, PassageRanker, align_claims
 from judge.pipeline.checks import default_checks
 from judge.pipeline.checks.injection import InjectionScreen
 from judge.pipeline.checks.runner import pre_judge
@@ -26,6 +26,7 @@ from judge.pipeline.checks.stuffing import detect_citation_stuffing
 from judge.pipeline.claims.extract import extract_claims
 from judge.pipeline.claims.sentences import coverage, is_factual
 from judge.pipeline.context import ClaimContext, RequestContext
+from judge.pipeline.entail.claim import fits_one_window
 from judge.pipeline.entail.select import rank_passages
 from judge.pipeline.entail.stage import entail_all, error_verdict
 from judge.pipeline.entail.thresholds import Thresholds, active_thresholds
@@ -82,7 +83,7 @@ async def verify(
             ledger,
             policy=settings.citation_policy,
             max_citations=settings.max_citations_per_claim,
-            search=lambda text, k: rank_passages(text, ledger.passages, k),
+            search=passage_search(ledger, settings),
             search_top_k=settings.search_top_k,
             is_factual=is_factual,
         )
@@ -127,6 +128,17 @@ async def verify(
         return run.finish(
             final, coverage=report, stuffing=stuffing, calls=calls, notes=extraction.notes
         )
+
+
+def passage_search(ledger: EvidenceLedger, settings: Settings) -> PassageRanker:
+    """How an uncited claim finds its passages under the search policy. When the whole evidence
+    fits one window every claim gets all of it, in ledger order: a claim that draws on several
+    passages is judged on them all (as whole passages beat selected sentences on the
+    development claims), and every claim of the answer shares one evidence prefix."""
+    if settings.search_whole_evidence and fits_one_window(ledger, settings):
+        everything = [(pid, 1.0) for pid in ledger.ids]
+        return lambda text, k: everything
+    return lambda text, k: rank_passages(text, ledger.passages, k)
 
 
 def _limits_exceeded(req: VerifyRequest, settings: Settings) -> list[str]:

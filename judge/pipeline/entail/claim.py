@@ -92,6 +92,12 @@ def claim_premises(
     )
 
 
+def fits_one_window(ledger: EvidenceLedger, settings: Settings) -> bool:
+    """Whether the whole evidence, every passage in ledger order, is one judge window."""
+    everything = Claim(id="ledger", text="the whole evidence", citations=tuple(ledger.ids))
+    return len(claim_premises(everything, ledger, settings)) == 1
+
+
 @dataclass(frozen=True)
 class EvidenceViews:
     """The evidence a claim is judged on: per view, its selected sentences (None for the whole
