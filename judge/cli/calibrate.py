@@ -55,8 +55,14 @@ def run(args: argparse.Namespace) -> int:
     }
     default = settings.state_dir / "calibration.json"
     out = args.out or default
+    answer = {} if calibration.t_answer is None else {"t_answer": calibration.t_answer}
     digest = write_calibration(
-        out, calibration.t_entail, calibration.t_contra, source=source, **calibration.record
+        out,
+        calibration.t_entail,
+        calibration.t_contra,
+        source=source,
+        **answer,
+        **calibration.record,
     )
     if out.resolve() == default.resolve():
         use = "`judge verify` loads it from the state directory"
@@ -68,6 +74,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_summary(calibration: Calibration, written: str) -> None:
     record = calibration.record
+    if "expected_in_sample" not in record:  # answer records only
+        lines = [
+            f"t_entail = {calibration.t_entail:.4f} kept: no claim records",
+            *_answer_lines(calibration),
+            written,
+        ]
+        print("\n".join(lines), file=sys.stdout)
+        return
     point: Any = record["expected_in_sample"]
     cv: Any = record["cross_validation"]
     contra: Any = record["t_contra_calibration"]
@@ -94,8 +108,27 @@ def _print_summary(calibration: Calibration, written: str) -> None:
             f"{_pct(contra['precision'], contra['precision_ci95'])}, recall "
             f"{_pct(contra['recall'], contra['recall_ci95'])}"
         )
+    lines.extend(_answer_lines(calibration))
     lines.append(written)
     print("\n".join(lines), file=sys.stdout)
+
+
+def _answer_lines(calibration: Calibration) -> list[str]:
+    rule: Any = calibration.record.get("answer_rule", {})
+    if "skipped" in rule:
+        return [f"t_answer: none ({rule['skipped']})"]
+    held = []
+    for key, name in (("cross_validation", "k-fold"), ("leave_one_dataset_out", "LODO")):
+        if key in rule:
+            part = rule[key]
+            held.append(
+                f"{name} {_num(part['fitted'])} vs {_num(part['claim_rule_alone'])} "
+                "with the claim rule alone"
+            )
+    figures = f" (held-out balanced accuracy on answers: {'; '.join(held)})" if held else ""
+    if calibration.t_answer is None:
+        return [f"t_answer: none, {rule.get('reason', 'not fitted')}{figures}"]
+    return [f"t_answer = {calibration.t_answer:.4f} on {rule['n']} answers{figures}"]
 
 
 def _pct(value: float | None, interval: list[float] | None) -> str:

@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from judge.errors import CalibrationInfeasible, InputError
 from judge.eval.metrics import balanced_accuracy, ratio, wilson_interval
-from judge.eval.records import CLAIM_LABELS, contradiction_scored
+from judge.eval.records import ANSWER_LABELS, CLAIM_LABELS, contradiction_scored
 
 ObjectiveKind = Literal["precision", "recall", "balanced_accuracy"]
 
@@ -263,6 +263,7 @@ class Calibration:
     t_entail: float
     t_contra: float
     record: dict[str, object]  # written beside the thresholds: objective, n, expected numbers
+    t_answer: float | None = None  # None: no answer records, or no stricter rule earned its place
 
 
 DECISION_RULE = (
@@ -283,8 +284,21 @@ def calibrate_predictions(
 
     ``t_entail`` must be reachable (else :class:`CalibrationInfeasible`); ``t_contra`` is tuned
     only where contradiction is labelled and scored, and otherwise keeps its default, with the
-    reason recorded."""
+    reason recorded. Answer records (faithful / hallucinated), if any, fit the answer rule
+    apart: see :func:`calibrate_answer_rule`. With answer records alone ``t_entail`` keeps its
+    default."""
     claims = [p for p in predictions if p.get("gold") in CLAIM_LABELS]
+    answers = [p for p in predictions if p.get("gold") in ANSWER_LABELS]
+    if not claims and answers:
+        alone, alone_record = calibrate_answer_rule(
+            answers, objective, t_entail=t_entail_default, folds=folds, seed=seed
+        )
+        only: dict[str, object] = {
+            "objective": str(objective),
+            "t_entail_calibration": {"kept": t_entail_default, "reason": "no claim records"},
+            "answer_rule": alone_record,
+        }
+        return Calibration(t_entail_default, t_contra_default, only, alone)
     if not claims:
         raise CalibrationInfeasible("no claim-level predictions to calibrate on")
     scores = [_entail_score(p) for p in claims]
@@ -299,6 +313,12 @@ def calibrate_predictions(
         else {"skipped": f"needs at least {folds} claims of each class and --folds >= 2"}
     )
     t_contra, contra_record = _calibrate_contra(claims, objective, t_contra_default)
+    t_answer: float | None = None
+    answer_record: dict[str, object] = {"skipped": "no answer records"}
+    if answers:
+        t_answer, answer_record = calibrate_answer_rule(
+            answers, objective, t_entail=point.threshold, folds=folds, seed=seed
+        )
     record: dict[str, object] = {
         "objective": str(objective),
         "flagged_class": "t_entail: not supported (unsupported or contradicted); "
@@ -310,8 +330,148 @@ def calibrate_predictions(
         "expected_in_sample": point.as_record(),
         "cross_validation": {"objective": str(objective), "seed": seed, **cv},
         "t_contra_calibration": contra_record,
+        "answer_rule": answer_record,
     }
-    return Calibration(point.threshold, t_contra, record)
+    return Calibration(point.threshold, t_contra, record, t_answer)
+
+
+ANSWER_RULE = (
+    "pass iff every claim passes and the weakest judged claim's P(supported) >= t_answer "
+    "(t_answer >= t_entail: the answer rule is never laxer than the claim rule)"
+)
+
+
+def calibrate_answer_rule(
+    answers: Sequence[dict[str, Any]],
+    objective: Objective,
+    *,
+    t_entail: float,
+    folds: int = 5,
+    seed: int = 0,
+) -> tuple[float | None, dict[str, object]]:
+    """The answer threshold ``t_answer`` from answer predictions of ``judge eval``.
+
+    An answer that did not pass keeps its decision (-inf); one that passed is scored by its
+    weakest judged claim, and ``t_answer`` is chosen for ``objective`` on the hallucinated
+    answers as the flagged class, never below ``t_entail``. It is kept only if it beats the
+    claim rule alone (t_answer = t_entail) held out: stratified k-fold and, with two or more
+    datasets, leave-one-dataset-out; else None, with the figures recorded."""
+    scores = [_answer_score(p) for p in answers]
+    faithful = [p["gold"] == "faithful" for p in answers]
+    datasets = [str(p.get("dataset")) for p in answers]
+    flagged = [not f for f in faithful]
+    base = operating_point(scores, flagged, t_entail, flag_below=True)
+    try:
+        point = choose_threshold(scores, flagged, objective, flag_below=True, prefer=t_entail)
+    except CalibrationInfeasible as exc:
+        return None, {"rule": ANSWER_RULE, "kept": None, "reason": str(exc), "n": len(answers)}
+    fitted = max(point.threshold, t_entail)
+    record: dict[str, object] = {
+        "rule": ANSWER_RULE,
+        "n": len(answers),
+        "claim_rule_alone": base.as_record(),
+        "fitted_in_sample": operating_point(scores, flagged, fitted, flag_below=True).as_record(),
+    }
+    smallest = min(sum(faithful), len(faithful) - sum(faithful))
+    heldout: list[float] = []
+    if folds >= 2 and smallest >= folds:
+        fitted_cv, alone_cv = _answer_folds(scores, faithful, folds, seed, t_entail, objective)
+        record["cross_validation"] = {
+            "k": folds,
+            "seed": seed,
+            "fitted": fitted_cv,
+            "claim_rule_alone": alone_cv,
+        }
+        heldout.append(fitted_cv - alone_cv)
+    if len(set(datasets)) >= 2:
+        fitted_lodo, alone_lodo, per = _answer_lodo(scores, faithful, datasets, t_entail, objective)
+        record["leave_one_dataset_out"] = {
+            "thresholds": per,
+            "fitted": fitted_lodo,
+            "claim_rule_alone": alone_lodo,
+        }
+        heldout.append(fitted_lodo - alone_lodo)
+    if fitted <= t_entail or not heldout or min(heldout) <= 0.0:
+        record["kept"] = None
+        record["reason"] = (
+            "the claim rule alone is as good held out"
+            if heldout
+            else "too few answers to validate a separate answer threshold"
+        )
+        return None, record
+    record["kept"] = fitted
+    return fitted, record
+
+
+def _answer_score(prediction: dict[str, Any]) -> float:
+    if prediction.get("action") != "pass" or prediction.get("error"):
+        return -math.inf
+    score = prediction.get("score")
+    return float(score) if isinstance(score, int | float) else math.inf
+
+
+def _fit_answer(
+    scores: Sequence[float], faithful: Sequence[bool], t_entail: float, objective: Objective
+) -> float:
+    try:
+        point = choose_threshold(
+            list(scores), [not f for f in faithful], objective, flag_below=True, prefer=t_entail
+        )
+    except CalibrationInfeasible:
+        return t_entail
+    return max(point.threshold, t_entail)
+
+
+def _answer_folds(
+    scores: Sequence[float],
+    faithful: Sequence[bool],
+    k: int,
+    seed: int,
+    t_entail: float,
+    objective: Objective,
+) -> tuple[float, float]:
+    """Held-out balanced accuracy with t_answer fitted per fold, and with the claim rule."""
+    predicted = [False] * len(scores)
+    for fold in stratified_folds([not f for f in faithful], k, seed):
+        held = set(fold)
+        train = [i for i in range(len(scores)) if i not in held]
+        t = _fit_answer(
+            [scores[i] for i in train], [faithful[i] for i in train], t_entail, objective
+        )
+        for i in fold:
+            predicted[i] = scores[i] >= t
+    alone = [s >= t_entail for s in scores]
+    return (
+        balanced_accuracy(list(faithful), predicted) or 0.0,
+        balanced_accuracy(list(faithful), alone) or 0.0,
+    )
+
+
+def _answer_lodo(
+    scores: Sequence[float],
+    faithful: Sequence[bool],
+    datasets: Sequence[str],
+    t_entail: float,
+    objective: Objective,
+) -> tuple[float, float, dict[str, float]]:
+    """As :func:`_answer_folds`, each dataset held out in turn; and each one's t_answer."""
+    predicted = [False] * len(scores)
+    thresholds: dict[str, float] = {}
+    for name in sorted(set(datasets)):
+        train = [i for i, d in enumerate(datasets) if d != name]
+        t = _fit_answer(
+            [scores[i] for i in train], [faithful[i] for i in train], t_entail, objective
+        )
+        thresholds[name] = t
+        for i, d in enumerate(datasets):
+            if d == name:
+                predicted[i] = scores[i] >= t
+    alone = [s >= t_entail for s in scores]
+    return (
+        balanced_accuracy(list(faithful), predicted) or 0.0,
+        balanced_accuracy(list(faithful), alone) or 0.0,
+        thresholds,
+    )
 
 
 def _calibrate_contra(

@@ -6,7 +6,10 @@ Pure: no I/O. The rules, strictest first:
 - repair: only repairable failures (unsupported, uncited, added hedge, sentence without a
   claim) and what remains after removing them still answers (enough supported content);
 - regenerate: repairable failures, but removing them leaves too little;
-- pass: every factual claim supported and the answer fully covered by claims.
+- pass: every factual claim supported, the answer fully covered by claims and, where an answer
+  threshold is set (``t_answer``, fitted by ``judge calibrate`` on labelled answers), its weakest
+  judged claim at or above it; below it the answer is regenerated. The answer rule can only be
+  stricter than the claim rule: no answer passes with a failing claim.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ class PolicyInput:
     citation_stuffing: bool = False
     limits_exceeded: Sequence[str] = ()
     repair_min_kept_ratio: float = 0.5
+    t_answer: float | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,13 @@ def decide(inputs: PolicyInput) -> PolicyDecision:
     if not failing and not gap_spans and not inputs.coverage.uncovered_words:
         if not any(v.label is Label.SUPPORTED for v in inputs.verdicts):
             return PolicyDecision(Action.PASS, ["no factual claims to verify"], [])
+        weakest = _weakest_below(inputs.verdicts, inputs.t_answer)
+        if weakest is not None:
+            reason = (
+                f"{weakest.claim.id}: weakest claim, P(supported) {weakest.score:.2f} "
+                f"< t_answer {inputs.t_answer:.2f}"
+            )
+            return PolicyDecision(Action.REGENERATE, [reason], [weakest.claim.id])
         return PolicyDecision(Action.PASS, [], [])
 
     for span in gap_spans:
@@ -138,6 +149,17 @@ def _repair_or_regenerate(
     return PolicyDecision(
         Action.REPAIR, reasons, failing_ids, apply_edits(answer_text, edits), edits
     )
+
+
+def _weakest_below(verdicts: Sequence[ClaimVerdict], t_answer: float | None) -> ClaimVerdict | None:
+    """The judged supported claim with the lowest score, if that score is below ``t_answer``."""
+    if t_answer is None:
+        return None
+    scored = [v for v in verdicts if v.label is Label.SUPPORTED and v.score is not None]
+    weakest = min(scored, key=lambda v: v.score or 0.0, default=None)
+    if weakest is None or weakest.score is None or weakest.score >= t_answer:
+        return None
+    return weakest
 
 
 def apply_edits(answer: str, edits: Sequence[RepairEdit]) -> str:

@@ -63,7 +63,9 @@ async def verify(
     req = parse_request(request)
     ledger = freeze_ledger(req.evidence, settings)
     thresholds = thresholds or active_thresholds(settings)
-    run = _Run(uuid.uuid4().hex, ledger, req, settings, started, thresholds.hash)
+    run = _Run(
+        uuid.uuid4().hex, ledger, req, settings, started, thresholds.hash, thresholds.t_answer
+    )
     limits = _limits_exceeded(req, settings)
     if limits:
         return run.finish(limits=limits)
@@ -161,6 +163,7 @@ class _Run:
     settings: Settings
     started: float
     calibration_hash: str | None
+    t_answer: float | None
 
     def finish(
         self,
@@ -181,6 +184,7 @@ class _Run:
                 citation_stuffing=stuffing,
                 limits_exceeded=limits,
                 repair_min_kept_ratio=self.settings.repair_min_kept_ratio,
+                t_answer=self.t_answer,
             )
         )
         return VerifyResponse(

@@ -1,6 +1,7 @@
 """Decision thresholds: the configured defaults, or a calibration file written by `judge calibrate`.
 
-A calibration file is JSON: ``{"t_entail": float, "t_contra": float, ...}``; any other keys
+A calibration file is JSON: ``{"t_entail": float, "t_contra": float, ...}``, with an optional
+``t_answer`` (the answer rule: see :mod:`judge.pipeline.policy`); any other keys
 (objective, expected precision and recall, sample size) are kept for the record. The file's
 content hash is reported in every verdict so a decision can be traced to its thresholds.
 """
@@ -23,6 +24,8 @@ class Thresholds:
     t_contra: float
     hash: str | None = None  # content hash of the calibration file, None for defaults
     source: str = "defaults"
+    # An answer passes only if its weakest judged claim reaches it; None: t_entail alone.
+    t_answer: float | None = None
 
 
 def active_thresholds(settings: Settings) -> Thresholds:
@@ -44,13 +47,15 @@ def load_calibration(path: Path) -> Thresholds:
         data: Any = json.loads(raw)
         t_entail = float(data["t_entail"])
         t_contra = float(data["t_contra"])
-    except (ValueError, KeyError, TypeError) as exc:
+        answer = data.get("t_answer")
+        t_answer = None if answer is None else float(answer)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ConfigError(f"calibration file {path} is not valid: {exc}") from None
-    for name, value in (("t_entail", t_entail), ("t_contra", t_contra)):
-        if not 0.0 <= value <= 1.0:
+    for name, value in (("t_entail", t_entail), ("t_contra", t_contra), ("t_answer", t_answer)):
+        if value is not None and not 0.0 <= value <= 1.0:
             raise ConfigError(f"calibration file {path}: {name} must lie in [0, 1]")
     digest = "sha256:" + hashlib.sha256(raw).hexdigest()
-    return Thresholds(t_entail, t_contra, digest, str(path))
+    return Thresholds(t_entail, t_contra, digest, str(path), t_answer)
 
 
 def write_calibration(path: Path, t_entail: float, t_contra: float, **record: Any) -> str:
