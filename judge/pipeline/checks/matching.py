@@ -38,6 +38,8 @@ def rounds_to(claim: Quantity, value: Decimal) -> bool:
 def same_quantity(claim: Quantity, evidence: Quantity) -> bool:
     if not units.compatible(claim.unit, evidence.unit):
         return False
+    if evidence.counts and claim.unit is not None:
+        return False  # "2 days" is not the "2" of "2 tablets"
     if evidence.ordinal and claim.unit is not None and not claim.unit.startswith("cur:"):
         return False  # "one day" is not "the first" response
     if claim.negative and not evidence.negative:

@@ -56,6 +56,9 @@ class Quantity:
     start: int
     end: int
     checkable: bool = True  # False for numbers a claim uses as words or names ("one of", "3D")
+    # A number without a unit that counts the thing named right after it ("2 tablets"): not
+    # the same quantity as a measured claim number ("2 days").
+    counts: bool = False
 
 
 def find_quantities(text: str) -> list[Quantity]:
@@ -108,7 +111,62 @@ def _digit_quantities(text: str) -> Iterator[Quantity]:
             start=match.start(),
             end=end,
             checkable=not (before.name_like or after.glued_letters),
+            counts=after.unit is None and not after.ordinal and _counts_a_thing(text[end:]),
         )
+
+
+# Words that may follow a number without naming what it counts: joiners of lists and ranges.
+_NOT_COUNTED = frozenset(
+    [
+        "and",
+        "or",
+        "to",
+        "of",
+        "in",
+        "on",
+        "per",
+        "at",
+        "for",
+        "from",
+        "by",
+        "than",
+        "the",
+        "a",
+        "an",
+        "more",
+        "less",
+        "fewer",
+        "over",
+        "under",
+        "up",
+        "down",
+        "out",
+        "times",
+        "was",
+        "were",
+        "is",
+        "are",
+        "has",
+        "had",
+        "have",
+        "with",
+        "without",
+        "into",
+        "each",
+        "every",
+    ]
+)
+_NEXT_WORD = re.compile(r"[ \t]+([a-z][a-z-]{2,})\b")
+
+
+def _counts_a_thing(rest: str) -> bool:
+    """Whether ``rest`` (the text after a unit-less number) opens with a lower-case noun that
+    the number counts: "2 tablets", not "2 and", nor "7 business days" (a unit follows)."""
+    word = _NEXT_WORD.match(rest[:40])
+    if word is None or word.group(1) in _NOT_COUNTED:
+        return False
+    unit, _ = _unit_after(rest[word.end() :], None)
+    return unit is None and _unit_after(rest, None)[0] is None
 
 
 def _read_before(before: str) -> _Before:
@@ -266,6 +324,7 @@ def _spelled(text: str, phrase: str, start: int) -> Iterator[Quantity]:
         unit=unit, approx=bool(_APPROX_BEFORE.search(before)), ordinal=parsed.ordinal,
         spelled=True, scale=scale, text=text[start : end + consumed], start=start,
         end=end + consumed, checkable=folded not in _WORDS_NOT_NUMBERS or unit is not None,
+        counts=unit is None and not parsed.ordinal and _counts_a_thing(after),
     )  # fmt: skip
 
 
