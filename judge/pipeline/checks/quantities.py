@@ -117,44 +117,11 @@ def _digit_quantities(text: str) -> Iterator[Quantity]:
 
 # Words that may follow a number without naming what it counts: joiners of lists and ranges.
 _NOT_COUNTED = frozenset(
-    [
-        "and",
-        "or",
-        "to",
-        "of",
-        "in",
-        "on",
-        "per",
-        "at",
-        "for",
-        "from",
-        "by",
-        "than",
-        "the",
-        "a",
-        "an",
-        "more",
-        "less",
-        "fewer",
-        "over",
-        "under",
-        "up",
-        "down",
-        "out",
-        "times",
-        "was",
-        "were",
-        "is",
-        "are",
-        "has",
-        "had",
-        "have",
-        "with",
-        "without",
-        "into",
-        "each",
-        "every",
-    ]
+    re.findall(
+        r"\w+",
+        "and or to of in on per at for from by than the a an more less fewer over under up down "
+        "out times was were is are has had have with without into each every",
+    )
 )
 _NEXT_WORD = re.compile(r"[ \t]+([a-z][a-z-]{2,})\b")
 
