@@ -123,6 +123,13 @@ class Settings(BaseSettings):
     # Decision thresholds on P(supported) and P(contradicted); see README "Thresholds".
     t_entail: float = Field(default=0.42, ge=0.0, le=1.0)
     t_contra: float = Field(default=0.5, ge=0.0, le=1.0)
+    t_answer: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="answer rule: the weakest judged claim's P(supported) an answer needs; "
+        "below t_entail it tolerates borderline claims, above it is stricter (none: t_entail)",
+    )
     calibration_file: Path | None = None
 
     # Policy.

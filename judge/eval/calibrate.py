@@ -336,8 +336,9 @@ def calibrate_predictions(
 
 
 ANSWER_RULE = (
-    "pass iff every claim passes and the weakest judged claim's P(supported) >= t_answer "
-    "(t_answer >= t_entail: the answer rule is never laxer than the claim rule)"
+    "an answer that failed only by claims the judge scored (no failed check, contradiction or "
+    "error) passes iff its weakest judged claim's P(supported) >= t_answer; above t_entail the "
+    "rule is stricter than the claims', below it tolerates borderline claims"
 )
 
 
@@ -351,12 +352,13 @@ def calibrate_answer_rule(
 ) -> tuple[float | None, dict[str, object]]:
     """The answer threshold ``t_answer`` from answer predictions of ``judge eval``.
 
-    An answer that did not pass keeps its decision (-inf); one that passed is scored by its
-    weakest judged claim, and ``t_answer`` is chosen for ``objective`` on the hallucinated
-    answers as the flagged class, never below ``t_entail``. It is kept only if it beats the
-    claim rule alone (t_answer = t_entail) held out: stratified k-fold and, with two or more
-    datasets, leave-one-dataset-out; else None, with the figures recorded."""
-    scores = [_answer_score(p) for p in answers]
+    An answer is scored by its weakest judged claim when nothing but the judge's scores
+    decided it (:func:`answer_score`), else it keeps its decision (-inf); ``t_answer`` is chosen
+    for ``objective`` with the hallucinated answers as the flagged class. It is kept only if it
+    beats the claim rule alone (t_answer = t_entail) held out, in stratified k-fold and, with two
+    or more datasets, leave-one-dataset-out; else None, with the figures recorded. The
+    predictions must have been made at ``t_entail``."""
+    scores = [answer_score(p) for p in answers]
     faithful = [p["gold"] == "faithful" for p in answers]
     datasets = [str(p.get("dataset")) for p in answers]
     flagged = [not f for f in faithful]
@@ -365,7 +367,7 @@ def calibrate_answer_rule(
         point = choose_threshold(scores, flagged, objective, flag_below=True, prefer=t_entail)
     except CalibrationInfeasible as exc:
         return None, {"rule": ANSWER_RULE, "kept": None, "reason": str(exc), "n": len(answers)}
-    fitted = max(point.threshold, t_entail)
+    fitted = point.threshold
     record: dict[str, object] = {
         "rule": ANSWER_RULE,
         "n": len(answers),
@@ -391,7 +393,7 @@ def calibrate_answer_rule(
             "claim_rule_alone": alone_lodo,
         }
         heldout.append(fitted_lodo - alone_lodo)
-    if fitted <= t_entail or not heldout or min(heldout) <= 0.0:
+    if fitted == t_entail or not heldout or min(heldout) <= 0.0:
         record["kept"] = None
         record["reason"] = (
             "the claim rule alone is as good held out"
@@ -403,11 +405,31 @@ def calibrate_answer_rule(
     return fitted, record
 
 
-def _answer_score(prediction: dict[str, Any]) -> float:
-    if prediction.get("action") != "pass" or prediction.get("error"):
+def answer_score(prediction: dict[str, Any]) -> float:
+    """The weakest judged claim's P(supported), where only judge scores decided the answer:
+    it passed, or failed by claims the judge found unsupported that passed every exact check.
+    -inf where anything else decided (a check, a contradiction, an error, a coverage gap)."""
+    if prediction.get("error") or prediction.get("coverage_gaps"):
         return -math.inf
-    score = prediction.get("score")
-    return float(score) if isinstance(score, int | float) else math.inf
+    verdicts = prediction.get("verdicts") or []
+    factual = [v for v in verdicts if v.get("label") != "not_factual"]
+    if prediction.get("action") != "pass" and not all(_judge_decided(v) for v in factual):
+        return -math.inf
+    if prediction.get("action") not in ("pass", "repair", "regenerate"):
+        return -math.inf
+    scores = [v["score"] for v in factual if isinstance(v.get("score"), int | float)]
+    if not scores:
+        return math.inf if prediction.get("action") == "pass" else -math.inf
+    return float(min(scores))
+
+
+def _judge_decided(verdict: dict[str, Any]) -> bool:
+    checks = verdict.get("checks") or []
+    return (
+        verdict.get("label") in ("supported", "unsupported")
+        and isinstance(verdict.get("score"), int | float)
+        and all(c.get("status") == "passed" for c in checks)
+    )
 
 
 def _fit_answer(
@@ -419,7 +441,7 @@ def _fit_answer(
         )
     except CalibrationInfeasible:
         return t_entail
-    return max(point.threshold, t_entail)
+    return point.threshold
 
 
 def _answer_folds(

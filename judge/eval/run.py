@@ -178,6 +178,9 @@ def prediction_from_response(
         "calibration_hash": response.calibration_hash,  # None: the configured defaults
         "verdicts": [v.model_dump(mode="json") for v in response.verdicts],
         "claims": len(factual),
+        # Sentences without a claim and words no claim covers: they fail an answer on their own.
+        "coverage_gaps": len(response.coverage.sentences_without_claims)
+        + len(response.coverage.uncovered_words),
         "claims_by_checks": sum(1 for v in factual if decided_by_checks(v)),
         "judge_calls": response.judge_calls,
         "cached_verdicts": sum(1 for t in traces if t.cached),

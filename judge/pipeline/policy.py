@@ -6,10 +6,15 @@ Pure: no I/O. The rules, strictest first:
 - repair: only repairable failures (unsupported, uncited, added hedge, sentence without a
   claim) and what remains after removing them still answers (enough supported content);
 - regenerate: repairable failures, but removing them leaves too little;
-- pass: every factual claim supported, the answer fully covered by claims and, where an answer
-  threshold is set (``t_answer``, fitted by ``judge calibrate`` on labelled answers), its weakest
-  judged claim at or above it; below it the answer is regenerated. The answer rule can only be
-  stricter than the claim rule: no answer passes with a failing claim.
+- pass: every factual claim supported and the answer fully covered by claims.
+
+An answer threshold ``t_answer`` (fitted by ``judge calibrate`` on labelled answers) judges the
+answer by its weakest judged claim, apart from the claim threshold: above ``t_entail`` it is
+stricter (an answer whose weakest claim falls below it is regenerated); below ``t_entail`` it
+tolerates claims the judge scored between the two, so that one borderline sentence of a long
+answer does not fail it. Only the judge's score is relaxed: a failed exact check, a
+contradiction, an error, an uncited or unchecked claim still decide as above, and each
+tolerated claim keeps its ``unsupported`` label and is named in the reasons.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from dataclasses import dataclass, field
 from judge.schemas import (
     Action,
     CharSpan,
+    CheckStatus,
     ClaimOrigin,
     ClaimVerdict,
     CoverageReport,
@@ -69,6 +75,8 @@ def decide(inputs: PolicyInput) -> PolicyDecision:
         return PolicyDecision(Action.BLOCK, [f"limit: {r}" for r in inputs.limits_exceeded], [])
 
     failing = [v for v in inputs.verdicts if v.label not in (Label.SUPPORTED, Label.NOT_FACTUAL)]
+    tolerated = [v for v in failing if _tolerated(v, inputs.t_answer)]
+    failing = [v for v in failing if v not in tolerated]
     failing_ids = [v.claim.id for v in failing]
     blocking = [v for v in failing if v.label in BLOCKING_LABELS]
     reasons = [_describe(v) for v in failing]
@@ -92,7 +100,7 @@ def decide(inputs: PolicyInput) -> PolicyDecision:
                 f"< t_answer {inputs.t_answer:.2f}"
             )
             return PolicyDecision(Action.REGENERATE, [reason], [weakest.claim.id])
-        return PolicyDecision(Action.PASS, [], [])
+        return PolicyDecision(Action.PASS, [_describe_tolerated(v, inputs) for v in tolerated], [])
 
     for span in gap_spans:
         reasons.append(f"sentence at {span.start}-{span.end} yielded no claim")
@@ -148,6 +156,25 @@ def _repair_or_regenerate(
     ]
     return PolicyDecision(
         Action.REPAIR, reasons, failing_ids, apply_edits(answer_text, edits), edits
+    )
+
+
+def _tolerated(verdict: ClaimVerdict, t_answer: float | None) -> bool:
+    """A claim the judge alone found unsupported, with a score the answer rule accepts."""
+    return (
+        t_answer is not None
+        and verdict.label is Label.UNSUPPORTED
+        and verdict.judge is not None
+        and verdict.score is not None
+        and verdict.score >= t_answer
+        and all(c.status is CheckStatus.PASSED for c in verdict.checks)
+    )
+
+
+def _describe_tolerated(verdict: ClaimVerdict, inputs: PolicyInput) -> str:
+    return (
+        f"{verdict.claim.id} unsupported, tolerated by the answer rule: P(supported) "
+        f"{verdict.score or 0.0:.2f} >= t_answer {inputs.t_answer or 0.0:.2f}"
     )
 
 

@@ -1,5 +1,6 @@
 """`judge calibrate` on answer records: a weakest-claim answer threshold apart from t_entail,
-kept only when it beats the claim rule alone held out, and applied by the policy."""
+stricter or laxer, kept only when it beats the claim rule alone held out, and applied by the
+policy."""
 
 from __future__ import annotations
 
@@ -14,20 +15,44 @@ from judge.config import Settings
 from judge.eval.calibrate import Objective, calibrate_answer_rule, calibrate_predictions
 from judge.pipeline.entail.thresholds import active_thresholds
 from judge.pipeline.policy import PolicyInput, decide
-from judge.schemas import Action, Claim, ClaimVerdict, Label
+from judge.schemas import (
+    Action,
+    CheckOutcome,
+    CheckStatus,
+    Claim,
+    ClaimVerdict,
+    JudgeTrace,
+    Label,
+)
 
 
 def _answer(
-    i: int, gold: str, score: float | None, *, passed: bool = True, dataset: str = "d"
+    i: int,
+    gold: str,
+    score: float | None,
+    *,
+    passed: bool = True,
+    dataset: str = "d",
+    by_checks: bool = False,
 ) -> dict[str, Any]:
+    """An answer prediction with one claim: supported when it passed, else unsupported by the
+    judge's score (or failed by a number check, ``by_checks``)."""
+    status = "failed" if by_checks else "passed"
+    verdict = {
+        "label": "supported" if passed else ("number_mismatch" if by_checks else "unsupported"),
+        "score": None if by_checks else score,
+        "checks": [{"check": "numbers", "status": status}],
+    }
     return {
         "id": f"a{i}",
         "dataset": dataset,
         "gold": gold,
         "predicted": "faithful" if passed else "hallucinated",
-        "action": "pass" if passed else "block",
+        "action": "pass" if passed else ("block" if by_checks else "repair"),
         "score": score,
         "error": None,
+        "verdicts": [verdict],
+        "coverage_gaps": 0,
     }
 
 
@@ -51,11 +76,12 @@ def test_a_stricter_answer_threshold_is_kept_when_it_wins_held_out() -> None:
     assert record["leave_one_dataset_out"]["claim_rule_alone"] == 0.5  # type: ignore[index]
 
 
-def test_no_answer_threshold_when_the_claim_rule_already_decides() -> None:
-    # The hallucinated answers were already failed by their claims: nothing left to gain.
+def test_no_answer_threshold_when_the_checks_already_decide() -> None:
+    # The hallucinated answers were failed by a check: no threshold can move them.
     answers = [_answer(i, "faithful", 0.5 + 0.05 * i, dataset="xy"[i % 2]) for i in range(8)]
     answers += [
-        _answer(10 + i, "hallucinated", None, passed=False, dataset="xy"[i % 2]) for i in range(8)
+        _answer(10 + i, "hallucinated", None, passed=False, by_checks=True, dataset="xy"[i % 2])
+        for i in range(8)
     ]
     t_answer, record = calibrate_answer_rule(
         answers, Objective("balanced_accuracy"), t_entail=0.4, folds=3
@@ -64,13 +90,25 @@ def test_no_answer_threshold_when_the_claim_rule_already_decides() -> None:
     assert record["kept"] is None
 
 
-def test_the_answer_threshold_is_never_below_t_entail() -> None:
-    answers = [_answer(i, "faithful", 0.9, dataset="xy"[i % 2]) for i in range(6)]
-    answers += [_answer(10 + i, "hallucinated", 0.95, dataset="xy"[i % 2]) for i in range(6)]
-    t_answer, _ = calibrate_answer_rule(
+def test_a_laxer_answer_threshold_is_kept_when_borderline_claims_cost_faithful_answers() -> None:
+    # Faithful answers failed by one claim the judge scored 0.25-0.35 (t_entail 0.4); the
+    # hallucinated ones' weakest claims sit at 0.05-0.15: an answer threshold near 0.2 wins.
+    answers = []
+    for d, name in enumerate("xy"):
+        for j in range(6):
+            answers.append(
+                _answer(100 * d + j, "faithful", 0.25 + 0.02 * j, passed=False, dataset=name)
+            )
+            answers.append(
+                _answer(
+                    100 * d + 50 + j, "hallucinated", 0.05 + 0.02 * j, passed=False, dataset=name
+                )
+            )
+    t_answer, record = calibrate_answer_rule(
         answers, Objective("balanced_accuracy"), t_entail=0.4, folds=3
     )
-    assert t_answer is None or t_answer >= 0.4
+    assert t_answer is not None and 0.15 < t_answer < 0.25
+    assert record["leave_one_dataset_out"]["fitted"] == 1.0  # type: ignore[index]
 
 
 def test_answer_records_alone_keep_t_entail_and_fit_t_answer() -> None:
@@ -101,6 +139,31 @@ def _supported(claim_id: str, score: float) -> ClaimVerdict:
     return ClaimVerdict(
         claim=Claim(id=claim_id, text="Refunds take five days."), label=Label.SUPPORTED, score=score
     )
+
+
+def _judged(claim_id: str, label: Label, score: float | None, check: CheckStatus) -> ClaimVerdict:
+    trace = JudgeTrace(model="m", template="entail_yes_no.j2", template_hash="h")
+    return ClaimVerdict(
+        claim=Claim(id=claim_id, text="Refunds take five days."),
+        label=label,
+        score=score,
+        checks=[CheckOutcome(check="numbers", status=check)],
+        judge=trace if score is not None else None,
+    )
+
+
+def test_policy_tolerates_only_judge_scored_claims_above_a_lax_t_answer() -> None:
+    borderline = _judged("c2", Label.UNSUPPORTED, 0.3, CheckStatus.PASSED)
+    verdicts = [_supported("c1", 0.9), borderline]
+    lax = decide(PolicyInput(verdicts=verdicts, answer=None, t_answer=0.2))
+    assert lax.action is Action.PASS and "tolerated by the answer rule" in lax.reasons[0]
+    assert decide(PolicyInput(verdicts=verdicts, answer=None)).action is not Action.PASS
+    assert (
+        decide(PolicyInput(verdicts=verdicts, answer=None, t_answer=0.35)).action is not Action.PASS
+    )
+    checked = _judged("c3", Label.NUMBER_MISMATCH, None, CheckStatus.FAILED)
+    blocked = decide(PolicyInput(verdicts=[*verdicts, checked], answer=None, t_answer=0.0))
+    assert blocked.action is Action.BLOCK
 
 
 def test_policy_regenerates_an_answer_whose_weakest_claim_is_below_t_answer() -> None:

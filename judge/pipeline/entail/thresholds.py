@@ -34,7 +34,7 @@ def active_thresholds(settings: Settings) -> Thresholds:
         default = settings.state_dir / "calibration.json"
         path = default if default.is_file() else None
     if path is None:
-        return Thresholds(settings.t_entail, settings.t_contra)
+        return Thresholds(settings.t_entail, settings.t_contra, t_answer=settings.t_answer)
     return load_calibration(Path(path))
 
 
