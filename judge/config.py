@@ -94,7 +94,7 @@ class Settings(BaseSettings):
     citation_policy: CitationPolicy = CitationPolicy.STRICT
     search_top_k: int = Field(default=2, ge=1, le=20)
     search_whole_evidence: bool = Field(
-        default=True,
+        default=False,
         description="under the search policy, judge an uncited claim against the whole evidence "
         "when it fits one window (else against its search_top_k most similar passages)",
     )

@@ -133,10 +133,11 @@ async def verify(
 
 
 def passage_search(ledger: EvidenceLedger, settings: Settings) -> PassageRanker:
-    """How an uncited claim finds its passages under the search policy. When the whole evidence
-    fits one window every claim gets all of it, in ledger order: a claim that draws on several
-    passages is judged on them all (as whole passages beat selected sentences on the
-    development claims), and every claim of the answer shares one evidence prefix."""
+    """How an uncited claim finds its passages under the search policy: its most similar ones,
+    or with ``search_whole_evidence``, when the whole evidence fits one window, all of it in
+    ledger order, so a claim drawing on several passages sees them all and every claim of the
+    answer shares one evidence prefix. Off by default: on the development answers it did not
+    beat the most similar two passages and made longer prompts (benchmarks/ACCURACY.md)."""
     if settings.search_whole_evidence and fits_one_window(ledger, settings):
         everything = [(pid, 1.0) for pid in ledger.ids]
         return lambda text, k: everything

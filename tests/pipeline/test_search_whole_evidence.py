@@ -1,5 +1,6 @@
-"""Under the search policy an uncited claim is judged on the whole evidence when it fits one
-window, in ledger order, so every claim of the answer shares one evidence prefix."""
+"""With search_whole_evidence, an uncited claim under the search policy is judged on the whole
+evidence when it fits one window, in ledger order, so every claim of the answer shares one
+evidence prefix; by default on its most similar passages."""
 
 from __future__ import annotations
 
@@ -16,20 +17,20 @@ PASSAGES = [
 
 
 def test_a_small_ledger_is_searched_whole_in_ledger_order() -> None:
-    settings = fake_settings()
+    settings = fake_settings(search_whole_evidence=True)
     search = passage_search(freeze_ledger(PASSAGES, settings), settings)
     assert [pid for pid, _ in search("Shipping is free.", 2)] == ["l0", "l1", "l2"]
 
 
 def test_a_ledger_over_one_window_falls_back_to_the_most_similar_passages() -> None:
-    settings = fake_settings(window_tokens=64, window_overlap_tokens=0)
+    settings = fake_settings(window_tokens=64, window_overlap_tokens=0, search_whole_evidence=True)
     long = [*PASSAGES, Passage(id="l3", text="Returns need a receipt and the original box. " * 8)]
     search = passage_search(freeze_ledger(long, settings), settings)
     ranked = [pid for pid, score in search("Shipping is free on orders.", 2) if score > 0]
     assert ranked[0] == "l1" and len(ranked) <= 2
 
 
-def test_the_setting_turns_it_off() -> None:
-    settings = fake_settings(search_whole_evidence=False)
+def test_off_by_default() -> None:
+    settings = fake_settings()
     search = passage_search(freeze_ledger(PASSAGES, settings), settings)
     assert next(pid for pid, s in search("Shipping is free.", 2) if s > 0) == "l1"
