@@ -82,7 +82,9 @@ def run_config(
         "--no-cache",
         "--no-progress",
     ]
-    subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, timeout=timeout)
+    done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, timeout=timeout, check=False)
+    if done.returncode not in (0, 4):  # 4: too many records erred; they count as errors here
+        raise SystemExit(f"{config.name}: judge eval exited {done.returncode}")
     return proxy.usage(config.name)
 
 
@@ -133,11 +135,11 @@ def print_table(results: list[tuple[Config, list[dict[str, Any]], Usage]]) -> No
     gold = [first[i]["gold"] == "faithful" for i in ids]
     base = [first[i]["predicted"] == "faithful" for i in ids]
     print(
-        "| config | answers | balanced accuracy | faithful passed | hallucinated caught | "
+        "| config | answers | errors | balanced accuracy | faithful passed | hallucinated caught | "
         "calls / answer | calls / claim | prompt tokens / answer | computed / answer | "
         "s / answer | McNemar vs first |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for config, rows, usage in results:
         by_id = {r["id"]: r for r in rows}
         predicted = [by_id[i]["predicted"] == "faithful" for i in ids]
@@ -149,8 +151,9 @@ def print_table(results: list[tuple[Config, list[dict[str, Any]], Usage]]) -> No
         versus = "" if config is results[0][0] else f"{a} fixed, {b} broken, p = {p:.3f}"
         value = balanced_accuracy(gold, predicted)
         shown = "-" if value is None else f"{value:.3f}"
+        errors = sum(1 for i in ids if by_id[i].get("error"))
         print(
-            f"| {config.name} | {n} | {shown} | {kept}/{sum(gold)} | "
+            f"| {config.name} | {n} | {errors} | {shown} | {kept}/{sum(gold)} | "
             f"{caught}/{n - sum(gold)} | {usage.calls / n:.2f} | {usage.calls / claims:.2f} | "
             f"{usage.prompt_tokens / n:.0f} | {usage.prefill_tokens / n:.0f} | "
             f"{sum(float(by_id[i]['seconds']) for i in ids) / n:.1f} | {versus} |"
