@@ -516,8 +516,11 @@ def step_scores(rows: list[dict[str, Any]]) -> list[Step]:
 
 
 def wide_key(row: dict[str, Any]) -> str:
-    """Auto mode with 2000-token windows."""
-    return WIDE if row.get(WIDE, {}).get("windows", 1) == 1 else YES_NO_SELECTED
+    """Auto mode with 2000-token windows. Without a selected-sentences signal, a claim whose
+    evidence spans several windows keeps its whole-evidence one (judged window by window)."""
+    if row.get(WIDE, {}).get("windows", 1) == 1 or YES_NO_SELECTED not in row:
+        return WIDE
+    return YES_NO_SELECTED
 
 
 def wide_score(row: dict[str, Any]) -> float:
