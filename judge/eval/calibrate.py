@@ -377,7 +377,10 @@ def calibrate_answer_rule(
     smallest = min(sum(faithful), len(faithful) - sum(faithful))
     heldout: list[float] = []
     if folds >= 2 and smallest >= folds:
-        fitted_cv, alone_cv = _answer_folds(scores, faithful, folds, seed, t_entail, objective)
+        split = stratified_folds(flagged, folds, seed)
+        fitted_cv, alone_cv, _ = _answer_heldout(
+            scores, faithful, {str(n): f for n, f in enumerate(split)}, t_entail, objective
+        )
         record["cross_validation"] = {
             "k": folds,
             "seed": seed,
@@ -386,7 +389,10 @@ def calibrate_answer_rule(
         }
         heldout.append(fitted_cv - alone_cv)
     if len(set(datasets)) >= 2:
-        fitted_lodo, alone_lodo, per = _answer_lodo(scores, faithful, datasets, t_entail, objective)
+        groups = {n: [i for i, d in enumerate(datasets) if d == n] for n in sorted(set(datasets))}
+        fitted_lodo, alone_lodo, per = _answer_heldout(
+            scores, faithful, groups, t_entail, objective
+        )
         record["leave_one_dataset_out"] = {
             "thresholds": per,
             "fitted": fitted_lodo,
@@ -444,50 +450,26 @@ def _fit_answer(
     return point.threshold
 
 
-def _answer_folds(
+def _answer_heldout(
     scores: Sequence[float],
     faithful: Sequence[bool],
-    k: int,
-    seed: int,
-    t_entail: float,
-    objective: Objective,
-) -> tuple[float, float]:
-    """Held-out balanced accuracy with t_answer fitted per fold, and with the claim rule."""
-    predicted = [False] * len(scores)
-    for fold in stratified_folds([not f for f in faithful], k, seed):
-        held = set(fold)
-        train = [i for i in range(len(scores)) if i not in held]
-        t = _fit_answer(
-            [scores[i] for i in train], [faithful[i] for i in train], t_entail, objective
-        )
-        for i in fold:
-            predicted[i] = scores[i] >= t
-    alone = [s >= t_entail for s in scores]
-    return (
-        balanced_accuracy(list(faithful), predicted) or 0.0,
-        balanced_accuracy(list(faithful), alone) or 0.0,
-    )
-
-
-def _answer_lodo(
-    scores: Sequence[float],
-    faithful: Sequence[bool],
-    datasets: Sequence[str],
+    parts: dict[str, list[int]],
     t_entail: float,
     objective: Objective,
 ) -> tuple[float, float, dict[str, float]]:
-    """As :func:`_answer_folds`, each dataset held out in turn; and each one's t_answer."""
+    """Held-out balanced accuracy with t_answer fitted without each part in turn, and with the
+    claim rule alone; and the t_answer each part was scored with."""
     predicted = [False] * len(scores)
     thresholds: dict[str, float] = {}
-    for name in sorted(set(datasets)):
-        train = [i for i, d in enumerate(datasets) if d != name]
+    for name, held in parts.items():
+        excluded = set(held)
+        train = [i for i in range(len(scores)) if i not in excluded]
         t = _fit_answer(
             [scores[i] for i in train], [faithful[i] for i in train], t_entail, objective
         )
         thresholds[name] = t
-        for i, d in enumerate(datasets):
-            if d == name:
-                predicted[i] = scores[i] >= t
+        for i in held:
+            predicted[i] = scores[i] >= t
     alone = [s >= t_entail for s in scores]
     return (
         balanced_accuracy(list(faithful), predicted) or 0.0,

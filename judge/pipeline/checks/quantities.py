@@ -132,8 +132,9 @@ def _counts_a_thing(rest: str) -> bool:
     word = _NEXT_WORD.match(rest[:40])
     if word is None or word.group(1) in _NOT_COUNTED:
         return False
-    unit, _ = _unit_after(rest[word.end() :], None)
-    return unit is None and _unit_after(rest, None)[0] is None
+    # The caller found no unit right after the number; one after the word ("business days")
+    # names what the number measures.
+    return _unit_after(rest[word.end() :], None)[0] is None
 
 
 def _read_before(before: str) -> _Before:
