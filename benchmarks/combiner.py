@@ -251,15 +251,20 @@ def validate(fit: Fit, claims: Claims, seeds: Sequence[int] = range(5), k: int =
 
 
 def composed_answers(
-    claims: Claims, count: int, seed: int = 0, sizes: tuple[int, int] = (3, 6)
+    datasets: Sequence[str],
+    gold: Sequence[bool],
+    count: int,
+    seed: int = 0,
+    sizes: tuple[int, int] = (3, 6),
 ) -> list[tuple[list[int], bool]]:
-    """Answers of 3-6 claims of one dataset: half of them faithful (every claim supported),
-    half hallucinated (one or two claims not supported, the rest supported)."""
+    """Answers of 3-6 claims of one dataset (indices into ``datasets`` and ``gold``, True for
+    supported): half of them faithful (every claim supported), half hallucinated (one or two
+    claims not supported, the rest supported)."""
     rng = random.Random(seed)
     by_dataset: dict[str, tuple[list[int], list[int]]] = {}
-    for i, (name, gold) in enumerate(zip(claims.datasets, claims.gold, strict=True)):
+    for i, (name, supported) in enumerate(zip(datasets, gold, strict=True)):
         good, bad = by_dataset.setdefault(name, ([], []))
-        (good if gold else bad).append(i)
+        (good if supported else bad).append(i)
     names = sorted(n for n, (good, bad) in by_dataset.items() if len(good) >= sizes[1] and bad)
     answers: list[tuple[list[int], bool]] = []
     for number in range(count):
@@ -352,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
         cells = [f"{v:.2f}" if v is not None else "-" for v in scored.per_dataset.values()]
         print(f"| {name.split(' ', 1)[0]} | " + " | ".join(cells) + " |")
     if args.answers:
-        answers = composed_answers(claims, args.answers)
+        answers = composed_answers(claims.datasets, claims.gold, args.answers)
         sizes = [len(m) for m, _ in answers]
         print(
             f"\n{len(answers)} composed answers, {sum(f for _, f in answers)} faithful, "

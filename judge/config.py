@@ -93,6 +93,13 @@ class Settings(BaseSettings):
     check_conclusion: bool = True
     citation_policy: CitationPolicy = CitationPolicy.STRICT
     search_top_k: int = Field(default=2, ge=1, le=20)
+    search_cover_k: int = Field(
+        default=2,
+        ge=0,
+        le=20,
+        description="under the search policy, the exact checks also read up to this many more "
+        "passages, each holding claim words the most similar ones lack (the judge does not)",
+    )
     search_whole_evidence: bool = Field(
         default=False,
         description="under the search policy, judge an uncited claim against the whole evidence "

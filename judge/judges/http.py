@@ -21,11 +21,12 @@ re-asks are spent. No default label is ever returned.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Generic, TypeVar, cast
 
@@ -172,6 +173,8 @@ class _Shared:
     # instructor's wrapping of them.
     _openai: openai.AsyncOpenAI | None = None
     _instructor: instructor.AsyncInstructor | None = None
+    # Claims judged side by side each need the model id: one of them asks the server.
+    model_lookup: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
     def openai(self) -> openai.AsyncOpenAI:
@@ -240,9 +243,15 @@ class HttpJudge:
         return [entry.id for entry in page.data]
 
     async def resolve_model(self) -> str:
-        """The configured model id, or the one model the server lists."""
+        """The configured model id, or the one model the server lists (asked once)."""
         if self._shared.model:
             return self._shared.model
+        async with self._shared.model_lookup:
+            if self._shared.model:
+                return self._shared.model
+            return await self._look_up_model()
+
+    async def _look_up_model(self) -> str:
         served = await self.ping()
         if not served:
             raise JudgeUnavailable("the judge server lists no model")

@@ -2,7 +2,9 @@
 
 A claim is checked against its cited passages only. A cited id absent from the ledger is a
 fabricated source. An uncited factual claim fails under the strict policy, or under the
-search policy is aligned to the passages most similar to it.
+search policy is aligned to the passages most similar to it; the exact checks also read the
+passages holding claim words those lack (``widen``), where a detail of a sentence drawing on
+several passages may come from, while the judge reads the most similar ones only.
 """
 
 from __future__ import annotations
@@ -30,13 +32,21 @@ class Alignment:
     status: AlignmentStatus
     passage_ids: tuple[str, ...] = ()
     unknown_ids: tuple[str, ...] = ()
+    check_only_ids: tuple[str, ...] = ()  # read by the exact checks, not shown to the judge
 
     @property
     def checkable(self) -> bool:
         return self.status in (AlignmentStatus.CITED, AlignmentStatus.SEARCHED)
 
+    @property
+    def checked_ids(self) -> tuple[str, ...]:
+        """The passages the exact checks read."""
+        return self.passage_ids + self.check_only_ids
+
 
 PassageRanker = Callable[[str, int], list[tuple[str, float]]]
+# (claim text, the passages search chose) -> more passages for the exact checks alone
+PassageWidener = Callable[[str, Sequence[str]], list[str]]
 
 
 def align_claim(
@@ -48,6 +58,7 @@ def align_claim(
     search: PassageRanker,
     search_top_k: int,
     factual: bool,
+    widen: PassageWidener | None = None,
 ) -> Alignment:
     if not factual:
         return Alignment(claim, AlignmentStatus.NOT_FACTUAL)
@@ -63,7 +74,8 @@ def align_claim(
     if policy is CitationPolicy.SEARCH:
         ranked = [pid for pid, score in search(claim.text, search_top_k) if score > 0]
         if ranked:
-            return Alignment(claim, AlignmentStatus.SEARCHED, tuple(ranked))
+            wider = tuple(widen(claim.text, ranked)) if widen is not None else ()
+            return Alignment(claim, AlignmentStatus.SEARCHED, tuple(ranked), check_only_ids=wider)
     return Alignment(claim, AlignmentStatus.UNCITED)
 
 
@@ -76,6 +88,7 @@ def align_claims(
     search: PassageRanker,
     search_top_k: int,
     is_factual: Callable[[str], bool],
+    widen: PassageWidener | None = None,
 ) -> list[Alignment]:
     return [
         align_claim(
@@ -86,6 +99,7 @@ def align_claims(
             search=search,
             search_top_k=search_top_k,
             factual=is_factual(claim.text),
+            widen=widen,
         )
         for claim in claims
     ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,24 +18,26 @@ from judge.config import Settings, load_settings
 from judge.judges.binding import bind_request
 from judge.judges.endpoint import judge_for_run
 from judge.judges.wrappers import UnavailableJudge
-from judge.pipeline.align import AlignmentStatus, PassageRanker, align_claims
+from judge.pipeline.align import PassageRanker, PassageWidener, align_claims
 from judge.pipeline.checks import default_checks
 from judge.pipeline.checks.injection import InjectionScreen
 from judge.pipeline.checks.runner import pre_judge
 from judge.pipeline.checks.stuffing import detect_citation_stuffing
-from judge.pipeline.claims.extract import extract_claims
+from judge.pipeline.claims.extract import add_conclusion, extract_claims
 from judge.pipeline.claims.sentences import coverage, is_factual
 from judge.pipeline.context import ClaimContext, RequestContext
 from judge.pipeline.entail.claim import fits_one_window
-from judge.pipeline.entail.select import rank_passages
+from judge.pipeline.entail.select import covering_passages, rank_passages
 from judge.pipeline.entail.stage import entail_all, error_verdict
 from judge.pipeline.entail.thresholds import Thresholds, active_thresholds
 from judge.pipeline.first_tier import compare_first_tier
 from judge.pipeline.inputs import parse_request
 from judge.pipeline.ledger import freeze_ledger
-from judge.pipeline.policy import PolicyInput, decide
+from judge.pipeline.policy import PolicyDecision, PolicyInput, decide
 from judge.protocols import Check, Judge
 from judge.schemas import (
+    Action,
+    Claim,
     ClaimVerdict,
     CoverageReport,
     EvidenceLedger,
@@ -80,6 +82,50 @@ async def verify(
         if len(claims) > settings.max_claims:
             limit = f"claims: {len(claims)} claims exceed the limit of {settings.max_claims}"
             return run.finish(limits=[limit], calls=extraction.calls)
+        stuffing = False
+        if settings.detect_stuffing:
+            stuffing = detect_citation_stuffing(
+                [c.citations for c in claims if is_factual(c.text)],
+                ledger.ids,
+                min_passages=settings.stuffing_min_passages,
+            )
+        context = RequestContext(ledger, req.question, settings, thresholds)
+        active_checks = list(checks) if checks is not None else default_checks()
+        stage = _ClaimStage(context, active_checks, req.answer)
+        verdicts = await stage.run(claims, extraction.errors, judge_view)
+        report = (
+            coverage(req.answer, claims, extraction.sentences)
+            if req.answer is not None
+            else CoverageReport()
+        )
+        # The conclusion can only fail an answer its claims pass: it is extracted and judged
+        # then, and an answer its claims already fail is repaired or regenerated and verified
+        # again, conclusion and all.
+        if run.decide(verdicts, report, stuffing).action is Action.PASS:
+            conclusion = await add_conclusion(extraction, req, extractor, settings)
+            if conclusion is not None:
+                verdicts += await stage.run([conclusion], extraction.errors, judge_view)
+        if req.first_tier is not None:
+            verdicts = compare_first_tier(verdicts, req.first_tier)
+        calls = extraction.calls + sum(v.judge.calls for v in verdicts if v.judge is not None)
+        return run.finish(
+            verdicts, coverage=report, stuffing=stuffing, calls=calls, notes=extraction.notes
+        )
+
+
+@dataclass(frozen=True)
+class _ClaimStage:
+    """Stages 3-5 for a list of claims: alignment, the injection screen and the exact checks,
+    then the judge for the claims those left open."""
+
+    context: RequestContext
+    checks: list[Check]
+    answer: str | None
+
+    async def run(
+        self, claims: Sequence[Claim], errors: Mapping[str, str], judge: Judge | None
+    ) -> list[ClaimVerdict]:
+        ledger, settings = self.context.ledger, self.context.settings
         alignments = align_claims(
             claims,
             ledger,
@@ -88,19 +134,13 @@ async def verify(
             search=passage_search(ledger, settings),
             search_top_k=settings.search_top_k,
             is_factual=is_factual,
+            widen=passage_widener(ledger, settings),
         )
-        stuffing = settings.detect_stuffing and detect_citation_stuffing(
-            [a.claim.citations for a in alignments if a.status is not AlignmentStatus.NOT_FACTUAL],
-            ledger.ids,
-            min_passages=settings.stuffing_min_passages,
-        )
-        context = RequestContext(ledger, req.question, settings, thresholds)
-        active_checks = list(checks) if checks is not None else default_checks()
         verdicts: list[ClaimVerdict | None] = [None] * len(alignments)
         pending: list[tuple[int, ClaimContext]] = []
-        screen = InjectionScreen(ledger, req.question, req.answer)
+        screen = InjectionScreen(ledger, self.context.question, self.answer)
         for index, alignment in enumerate(alignments):
-            error = extraction.errors.get(alignment.claim.id)
+            error = errors.get(alignment.claim.id)
             if error is not None:
                 verdicts[index] = error_verdict(alignment.claim, [], error)
                 continue
@@ -109,39 +149,52 @@ async def verify(
             if flagged is not None:
                 verdicts[index] = flagged
                 continue
-            verdict, outcomes = pre_judge(alignment, ledger, active_checks)
+            verdict, outcomes = pre_judge(alignment, ledger, self.checks)
             if verdict is not None:
                 verdicts[index] = verdict
             else:
-                pending.append((index, context.for_claim(alignment, outcomes)))
-
-        judged = await entail_all([claim for _, claim in pending], judge_view)
+                pending.append((index, self.context.for_claim(alignment, outcomes)))
+        judged = await entail_all([claim for _, claim in pending], judge)
         for (index, _), verdict in zip(pending, judged, strict=True):
             verdicts[index] = verdict
-        final = [v for v in verdicts if v is not None]
-        if req.first_tier is not None:
-            final = compare_first_tier(final, req.first_tier)
-        report = (
-            coverage(req.answer, claims, extraction.sentences)
-            if req.answer is not None
-            else CoverageReport()
-        )
-        calls = extraction.calls + sum(v.judge.calls for v in judged if v.judge is not None)
-        return run.finish(
-            final, coverage=report, stuffing=stuffing, calls=calls, notes=extraction.notes
-        )
+        return [v for v in verdicts if v is not None]
 
 
 def passage_search(ledger: EvidenceLedger, settings: Settings) -> PassageRanker:
-    """How an uncited claim finds its passages under the search policy: its most similar ones,
-    or with ``search_whole_evidence``, when the whole evidence fits one window, all of it in
-    ledger order, so a claim drawing on several passages sees them all and every claim of the
-    answer shares one evidence prefix. Off by default: on the development answers it did not
-    beat the most similar two passages and made longer prompts (benchmarks/ACCURACY.md)."""
-    if settings.search_whole_evidence and fits_one_window(ledger, settings):
-        everything = [(pid, 1.0) for pid in ledger.ids]
-        return lambda text, k: everything
-    return lambda text, k: rank_passages(text, ledger.passages, k)
+    """How an uncited claim finds its passages under the search policy: its ``search_top_k``
+    most similar ones. A claim that shares no word with any passage (an abstractive summary
+    sentence) gets the whole evidence when it fits one window, for the judge to decide; beyond
+    one window it stays uncited.
+
+    With ``search_whole_evidence`` every claim gets the whole evidence when it fits one window,
+    in ledger order, so a claim drawing on several passages sees them all and every claim of
+    the answer shares one evidence prefix. That is off by default: on the development answers
+    it did not beat the most similar two passages and made longer prompts
+    (benchmarks/ACCURACY.md)."""
+    everything = [(pid, 1.0) for pid in ledger.ids]
+    one_window: list[bool] = []  # computed once, on first need
+
+    def fits() -> bool:
+        if not one_window:
+            one_window.append(fits_one_window(ledger, settings))
+        return one_window[0]
+
+    def search(text: str, top_k: int) -> list[tuple[str, float]]:
+        if settings.search_whole_evidence and fits():
+            return everything
+        found = rank_passages(text, ledger.passages, top_k)
+        return found or (everything if fits() else [])
+
+    return search
+
+
+def passage_widener(ledger: EvidenceLedger, settings: Settings) -> PassageWidener:
+    """The passages the exact checks read besides those search chose (``search_cover_k``):
+    those holding the claim words the chosen ones lack. Only the checks read them: a hard check
+    must not fail a detail the evidence holds elsewhere, while the small judge, shown more
+    text, supports more of what it should not (benchmarks/ACCURACY.md)."""
+    extra = settings.search_cover_k
+    return lambda text, chosen: covering_passages(text, ledger.passages, chosen, extra)
 
 
 def _limits_exceeded(req: VerifyRequest, settings: Settings) -> list[str]:
@@ -166,6 +219,25 @@ class _Run:
     calibration_hash: str | None
     t_answer: float | None
 
+    def decide(
+        self,
+        verdicts: Sequence[ClaimVerdict],
+        coverage: CoverageReport,
+        stuffing: bool,
+        limits: Sequence[str] = (),
+    ) -> PolicyDecision:
+        return decide(
+            PolicyInput(
+                verdicts=verdicts,
+                answer=self.req.answer,
+                coverage=coverage,
+                citation_stuffing=stuffing,
+                limits_exceeded=limits,
+                repair_min_kept_ratio=self.settings.repair_min_kept_ratio,
+                t_answer=self.t_answer,
+            )
+        )
+
     def finish(
         self,
         verdicts: Sequence[ClaimVerdict] = (),
@@ -177,17 +249,7 @@ class _Run:
         notes: Sequence[str] = (),
     ) -> VerifyResponse:
         report = coverage or CoverageReport()
-        decision = decide(
-            PolicyInput(
-                verdicts=verdicts,
-                answer=self.req.answer,
-                coverage=report,
-                citation_stuffing=stuffing,
-                limits_exceeded=limits,
-                repair_min_kept_ratio=self.settings.repair_min_kept_ratio,
-                t_answer=self.t_answer,
-            )
-        )
+        decision = self.decide(verdicts, report, stuffing, limits)
         return VerifyResponse(
             request_id=self.request_id,
             action=decision.action,

@@ -213,8 +213,8 @@ async def test_malformed_citation_in_a_draft_is_regenerated() -> None:
 
 
 async def test_failed_regeneration_blocks_with_the_safe_message() -> None:
-    # The unsupported last sentence is also the conclusion: not repairable by span.
-    rig = Rig([f"{UNOPENED} {PIGEON}", f"{UNOPENED} {GIFT_CARD}"])
+    # Cutting the unsupported sentences would leave too little: not repairable by span.
+    rig = Rig([f"{UNOPENED} {PIGEON} {GIFT_CARD}", f"{UNOPENED} {GIFT_CARD} {PIGEON}"])
     result = await rig.run()
     assert result.outcome is Outcome.BLOCKED
     assert result.text == SAFE_MESSAGE
@@ -225,7 +225,7 @@ async def test_failed_regeneration_blocks_with_the_safe_message() -> None:
 
 
 async def test_partial_fallback_keeps_only_verified_sentences_and_names_the_gap() -> None:
-    rig = Rig([f"{UNOPENED} {PIGEON}", f"{UNOPENED} {GIFT_CARD}"])
+    rig = Rig([f"{UNOPENED} {PIGEON} {GIFT_CARD}", f"{UNOPENED} {GIFT_CARD} {PIGEON}"])
     question = "Can I return an unopened item, and how do refunds reach me?"
     result = await rig.run(question, fallback=Fallback.PARTIAL)
     assert result.outcome is Outcome.BLOCKED

@@ -143,8 +143,14 @@ def test_progress_goes_to_stderr_and_json_stays_clean(
     json.loads(captured.out)  # nothing but the response
     lines = captured.err.strip().splitlines()
     judged = [line for line in lines if "claims judged" in line]
-    assert judged[-1].startswith("judge: 3/3 claims judged, ")  # two sentences, the conclusion
-    assert any(line.startswith("judge: extracting the main conclusion, ") for line in lines)
+    # The two sentences, then (they passed) the main conclusion, judged on its own.
+    conclusion = next(
+        n
+        for n, line in enumerate(lines)
+        if line.startswith("judge: extracting the main conclusion, ")
+    )
+    assert any(line.startswith("judge: 2/2 claims judged, ") for line in lines[:conclusion])
+    assert lines[-1].startswith("judge: 1/1 claims judged, ")
     assert judged[-1].endswith(" s")
 
 

@@ -26,7 +26,13 @@ LEDGER = "sha256:" + "c" * 64
 
 
 def _request() -> dict[str, Any]:
+    """The refund example corrected so that its claims pass: only then is the conclusion
+    extracted and judged."""
     data: dict[str, Any] = json.loads((EXAMPLES / "refund_policy.json").read_text("utf-8"))
+    data["answer"] = (
+        "You can return an unopened item within 30 days of delivery for a full refund [S1]. "
+        "Refunds are issued to the original payment method within 5 to 7 business days [S2]."
+    )
     return data
 
 

@@ -13,6 +13,7 @@ from judge.pipeline.runner import verify
 from judge.schemas import Action, Label
 from tests.support.fake_judge import (
     FakeJudgeServer,
+    conclusion_response,
     connection_refused,
     fake_settings,
     fenced,
@@ -243,13 +244,57 @@ async def test_over_long_answer_is_blocked_with_a_reason_not_truncated() -> None
     assert response.verdicts == []
 
 
+def passing_refund_answer() -> dict[str, Any]:
+    """The refund example cut to two statements its evidence supports."""
+    request = example("refund_policy.json")
+    request["answer"] = (
+        "You can return an unopened item within 30 days of delivery for a full refund [S1]. "
+        "Refunds are issued to the original payment method within 5 to 7 business days [S2]."
+    )
+    return request
+
+
+def conclusion_requests(fake: FakeJudgeServer) -> list[dict[str, Any]]:
+    return [
+        r
+        for r in fake.requests
+        if r["response_format"]["json_schema"]["name"].startswith("Conclusion")
+    ]
+
+
 async def test_conclusion_is_checked_as_its_own_claim() -> None:
     fake = FakeJudgeServer()
     settings = fake_settings(check_conclusion=True)
-    response = await verify(example("multi_hop.json"), settings, judge=fake.judge(settings))
+    response = await verify(passing_refund_answer(), settings, judge=fake.judge(settings))
     conclusion = [v for v in response.verdicts if v.claim.id == "conclusion"]
-    assert len(conclusion) == 1
-    assert set(conclusion[0].claim.citations) == {"org-2", "org-7"}
+    assert len(conclusion) == 1 and len(conclusion_requests(fake)) == 1
+    assert set(conclusion[0].claim.citations) == {"S1", "S2"}
+    assert response.action is Action.PASS
+
+
+async def test_a_failing_conclusion_regenerates_an_answer_its_claims_pass() -> None:
+    def script(body: dict[str, Any]) -> Any:
+        if body["response_format"]["json_schema"]["name"].startswith("Conclusion"):
+            return conclusion_response("Every refund is paid in cash within a day.")
+        return rule_based_judge(body)
+
+    fake = FakeJudgeServer(script)
+    settings = fake_settings(check_conclusion=True)
+    response = await verify(passing_refund_answer(), settings, judge=fake.judge(settings))
+    assert labels(response)["conclusion"] is not Label.SUPPORTED
+    assert response.action is Action.REGENERATE
+    assert "conclusion" in response.failing_claims
+
+
+async def test_no_conclusion_is_sought_for_an_answer_its_claims_already_fail() -> None:
+    # It could only turn a pass into a fail; the repaired or regenerated answer is verified
+    # again, conclusion and all.
+    fake = FakeJudgeServer()
+    settings = fake_settings(check_conclusion=True)
+    response = await verify(example("refund_policy.json"), settings, judge=fake.judge(settings))
+    assert response.action is not Action.PASS
+    assert "conclusion" not in labels(response) and conclusion_requests(fake) == []
+    assert response.judge_calls == len(verdict_requests(fake))
 
 
 async def test_first_tier_agreement_is_reported() -> None:

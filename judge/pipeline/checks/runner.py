@@ -30,7 +30,7 @@ def pre_judge(
             claim=claim, label=Label.UNCITED, reason="factual claim without a citation"
         ), []
 
-    evidence = passages_text(ledger, alignment.passage_ids)
+    evidence = passages_text(ledger, alignment.checked_ids)
     outcomes: list[CheckOutcome] = []
     for check in checks:
         try:
@@ -50,6 +50,6 @@ def pre_judge(
                 if outcome.status is CheckStatus.NEEDS_REVIEW
                 else Label.UNSUPPORTED
             )
-            reason = f"{outcome.detail} (checked against {', '.join(alignment.passage_ids)})"
+            reason = f"{outcome.detail} (checked against {', '.join(alignment.checked_ids)})"
             return ClaimVerdict(claim=claim, label=label, reason=reason, checks=outcomes), outcomes
     return None, outcomes

@@ -1,6 +1,7 @@
 """Stage 2 as the pipeline runs it: the sentence baseline, then, when a judge is at hand, LLM
-decomposition and the answer's main conclusion. A failed model call never drops a claim: it
-becomes that claim's verifier error (or, by setting, a note and the whole sentence)."""
+decomposition; and, once the answer's claims have passed, its main conclusion. A failed model
+call never drops a claim: it becomes that claim's verifier error (or, by setting, a note and the
+whole sentence)."""
 
 from __future__ import annotations
 
@@ -45,9 +46,6 @@ async def extract_claims(req: VerifyRequest, judge: Judge | None, settings: Sett
     if settings.extractor is Extractor.LLM:
         stage("decomposing claims")
         await _decompose(extraction, answer, req.question, judge, settings)
-    if settings.check_conclusion and isinstance(judge, ConclusionExtractor):
-        stage("extracting the main conclusion")
-        await _add_conclusion(extraction, answer, req.question, judge)
     return extraction
 
 
@@ -84,33 +82,43 @@ async def _decompose(
     extraction.claims = out
 
 
-async def _add_conclusion(
-    extraction: Extraction, answer: str, question: str | None, judge: ConclusionExtractor
-) -> None:
-    """Check the answer's main conclusion as its own claim: fragments that are each supported
-    can still add up to a conclusion the evidence does not support."""
+async def add_conclusion(
+    extraction: Extraction, req: VerifyRequest, judge: Judge | None, settings: Settings
+) -> Claim | None:
+    """The answer's main conclusion as its own claim, added to ``extraction``: fragments that
+    are each supported can still add up to a conclusion the evidence does not support. None for
+    structured claims, an answer of fewer than two factual sentences, or a judge that cannot
+    extract one. A failed extraction is the conclusion's verifier error."""
+    if not (
+        settings.check_conclusion
+        and req.answer is not None
+        and req.claims is None
+        and isinstance(judge, ConclusionExtractor)
+    ):
+        return None
     factual = [
         c
         for c in extraction.claims
         if c.origin is not ClaimOrigin.CONCLUSION and is_factual(c.text)
     ]
     if len({c.sentence_index for c in factual}) < 2:
-        return
+        return None
+    stage("extracting the main conclusion")
     citations: list[str] = []
     for claim in factual:
         citations.extend(cid for cid in claim.citations if cid not in citations)
     try:
         before = _calls_so_far(judge)
-        text = await judge.main_conclusion(answer, question)
+        text = await judge.main_conclusion(req.answer, req.question)
         extraction.calls += _calls_since(judge, before)
     except VerifierFault as exc:
         extraction.errors[CONCLUSION_ID] = f"conclusion extraction failed: {fault_text(exc)}"
         text = "(main conclusion of the answer)"
-    extraction.claims.append(
-        Claim(
-            id=CONCLUSION_ID, text=text, citations=tuple(citations), origin=ClaimOrigin.CONCLUSION
-        )
+    conclusion = Claim(
+        id=CONCLUSION_ID, text=text, citations=tuple(citations), origin=ClaimOrigin.CONCLUSION
     )
+    extraction.claims.append(conclusion)
+    return conclusion
 
 
 def _calls_so_far(judge: object) -> int | None:

@@ -29,6 +29,7 @@ from judge.schemas import Passage
 __all__ = [
     "Embedder",
     "SelectedSpan",
+    "covering_passages",
     "rank_passages",
     "rank_sentences",
     "select_evidence",
@@ -226,6 +227,44 @@ def rank_passages(
         ]
     order = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: (-scores[i], i))
     return [(passages[i].id, scores[i]) for i in order[:top_k]]
+
+
+def covering_passages(
+    query: str, passages: Sequence[Passage], chosen: Sequence[str], extra: int
+) -> list[str]:
+    """Up to ``extra`` passages besides ``chosen``, each the one holding the most of the
+    query's words (weighted by rarity) that no passage chosen so far holds; ties go to the
+    passage more similar to the query.
+
+    A sentence that draws on several passages (a summary of a long article split into
+    paragraphs) has a number or a name in a passage that shares little else with it, which
+    similarity alone leaves out.
+    """
+    if extra < 1:
+        return []
+    tokens = {p.id: set(_tokens(p.text)) for p in passages}
+    rarity = _rarity(list(tokens.values()))
+    wanted = set(_tokens(query)).difference(*(tokens.get(pid, set()) for pid in chosen))
+    rest = [pid for pid, _ in rank_passages(query, passages, len(passages) or 1)]
+    rest = [pid for pid in rest if pid not in set(chosen)]
+    added: list[str] = []
+    for _ in range(extra):
+        gains = [sum(rarity[t] for t in wanted & tokens[pid]) for pid in rest]
+        if not gains or max(gains) <= 0:
+            break
+        pid = rest.pop(gains.index(max(gains)))
+        added.append(pid)
+        wanted -= tokens[pid]
+    return added
+
+
+def _rarity(docs: Sequence[set[str]]) -> dict[str, float]:
+    """Each term's inverse document frequency over ``docs``; 0 for a term in every one."""
+    counts: dict[str, int] = {}
+    for doc in docs:
+        for term in doc:
+            counts[term] = counts.get(term, 0) + 1
+    return {term: float(np.log(len(docs) / count)) for term, count in counts.items()}
 
 
 def _units(passage_index: int, text: str, max_chars: int) -> list[_Unit]:
