@@ -8,6 +8,7 @@ verdicts, so nothing already verified is lost.
 
 from __future__ import annotations
 
+import functools
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -27,7 +28,7 @@ from judge.pipeline.claims.extract import add_conclusion, extract_claims
 from judge.pipeline.claims.sentences import coverage, is_factual
 from judge.pipeline.context import ClaimContext, RequestContext
 from judge.pipeline.entail.claim import fits_one_window
-from judge.pipeline.entail.select import covering_passages, rank_passages
+from judge.pipeline.entail.select import PassageCover, rank_passages
 from judge.pipeline.entail.stage import entail_all, error_verdict
 from judge.pipeline.entail.thresholds import Thresholds, active_thresholds
 from judge.pipeline.first_tier import compare_first_tier
@@ -91,7 +92,13 @@ async def verify(
             )
         context = RequestContext(ledger, req.question, settings, thresholds)
         active_checks = list(checks) if checks is not None else default_checks()
-        stage = _ClaimStage(context, active_checks, req.answer)
+        stage = _ClaimStage(
+            context,
+            active_checks,
+            req.answer,
+            passage_search(ledger, settings),
+            passage_widener(ledger, settings),
+        )
         verdicts = await stage.run(claims, extraction.errors, judge_view)
         report = (
             coverage(req.answer, claims, extraction.sentences)
@@ -121,6 +128,8 @@ class _ClaimStage:
     context: RequestContext
     checks: list[Check]
     answer: str | None
+    search: PassageRanker
+    widen: PassageWidener
 
     async def run(
         self, claims: Sequence[Claim], errors: Mapping[str, str], judge: Judge | None
@@ -131,10 +140,10 @@ class _ClaimStage:
             ledger,
             policy=settings.citation_policy,
             max_citations=settings.max_citations_per_claim,
-            search=passage_search(ledger, settings),
+            search=self.search,
             search_top_k=settings.search_top_k,
             is_factual=is_factual,
-            widen=passage_widener(ledger, settings),
+            widen=self.widen,
         )
         verdicts: list[ClaimVerdict | None] = [None] * len(alignments)
         pending: list[tuple[int, ClaimContext]] = []
@@ -172,12 +181,10 @@ def passage_search(ledger: EvidenceLedger, settings: Settings) -> PassageRanker:
     it did not beat the most similar two passages and made longer prompts
     (benchmarks/ACCURACY.md)."""
     everything = [(pid, 1.0) for pid in ledger.ids]
-    one_window: list[bool] = []  # computed once, on first need
 
+    @functools.cache  # windowing the whole ledger once, and only if a claim needs it
     def fits() -> bool:
-        if not one_window:
-            one_window.append(fits_one_window(ledger, settings))
-        return one_window[0]
+        return fits_one_window(ledger, settings)
 
     def search(text: str, top_k: int) -> list[tuple[str, float]]:
         if settings.search_whole_evidence and fits():
@@ -194,7 +201,12 @@ def passage_widener(ledger: EvidenceLedger, settings: Settings) -> PassageWidene
     must not fail a detail the evidence holds elsewhere, while the small judge, shown more
     text, supports more of what it should not (benchmarks/ACCURACY.md)."""
     extra = settings.search_cover_k
-    return lambda text, chosen: covering_passages(text, ledger.passages, chosen, extra)
+
+    @functools.cache  # built on the first uncited claim: cited answers never need it
+    def cover() -> PassageCover:
+        return PassageCover(ledger.passages)
+
+    return lambda text, chosen: cover().covering(text, chosen, extra) if extra > 0 else []
 
 
 def _limits_exceeded(req: VerifyRequest, settings: Settings) -> list[str]:

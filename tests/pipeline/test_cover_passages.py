@@ -8,7 +8,7 @@ import json
 
 from judge.api import verify
 from judge.config import CitationPolicy
-from judge.pipeline.entail.select import covering_passages, rank_passages
+from judge.pipeline.entail.select import PassageCover, rank_passages
 from judge.schemas import Label, Passage, VerifyResponse
 from tests.support.fake_judge import FakeJudgeServer, fake_settings
 
@@ -27,7 +27,7 @@ CLAIM = "Moderna reported a fall in fourth quarter vaccine sales and expects $5b
 
 def similar_then_covering(claim: str, passages: list[Passage], top_k: int, extra: int) -> list[str]:
     chosen = [pid for pid, _ in rank_passages(claim, passages, top_k)]
-    return chosen + covering_passages(claim, passages, chosen, extra)
+    return chosen + PassageCover(passages).covering(claim, chosen, extra)
 
 
 def test_a_passage_holding_what_the_similar_ones_lack_is_added() -> None:

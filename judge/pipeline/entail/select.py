@@ -28,8 +28,8 @@ from judge.schemas import Passage
 
 __all__ = [
     "Embedder",
+    "PassageCover",
     "SelectedSpan",
-    "covering_passages",
     "rank_passages",
     "rank_sentences",
     "select_evidence",
@@ -229,33 +229,40 @@ def rank_passages(
     return [(passages[i].id, scores[i]) for i in order[:top_k]]
 
 
-def covering_passages(
-    query: str, passages: Sequence[Passage], chosen: Sequence[str], extra: int
-) -> list[str]:
-    """Up to ``extra`` passages besides ``chosen``, each the one holding the most of the
-    query's words (weighted by rarity) that no passage chosen so far holds; ties go to the
-    passage more similar to the query.
+class PassageCover:
+    """The passages of one ledger with each one's words and each word's rarity, built once:
+    every uncited claim of a request is widened against the same ledger."""
 
-    A sentence that draws on several passages (a summary of a long article split into
-    paragraphs) has a number or a name in a passage that shares little else with it, which
-    similarity alone leaves out.
-    """
-    if extra < 1:
-        return []
-    tokens = {p.id: set(_tokens(p.text)) for p in passages}
-    rarity = _rarity(list(tokens.values()))
-    wanted = set(_tokens(query)).difference(*(tokens.get(pid, set()) for pid in chosen))
-    rest = [pid for pid, _ in rank_passages(query, passages, len(passages) or 1)]
-    rest = [pid for pid in rest if pid not in set(chosen)]
-    added: list[str] = []
-    for _ in range(extra):
-        gains = [sum(rarity[t] for t in wanted & tokens[pid]) for pid in rest]
-        if not gains or max(gains) <= 0:
-            break
-        pid = rest.pop(gains.index(max(gains)))
-        added.append(pid)
-        wanted -= tokens[pid]
-    return added
+    def __init__(self, passages: Sequence[Passage]) -> None:
+        self.passages = passages
+        self.tokens = {p.id: set(_tokens(p.text)) for p in passages}
+        self.rarity = _rarity(list(self.tokens.values()))
+
+    def covering(self, query: str, chosen: Sequence[str], extra: int) -> list[str]:
+        """Up to ``extra`` passages besides ``chosen``, each the one holding the most of the
+        query's words (weighted by rarity) that no passage chosen so far holds; ties go to the
+        passage more similar to the query.
+
+        A sentence that draws on several passages (a summary of a long article split into
+        paragraphs) has a number or a name in a passage that shares little else with it, which
+        similarity alone leaves out.
+        """
+        if extra < 1:
+            return []
+        tokens = self.tokens
+        wanted = set(_tokens(query)).difference(*(tokens.get(pid, set()) for pid in chosen))
+        taken = set(chosen)
+        ranked = rank_passages(query, self.passages, len(self.passages) or 1)
+        rest = [pid for pid, _ in ranked if pid not in taken]
+        added: list[str] = []
+        for _ in range(extra):
+            gains = [sum(self.rarity[t] for t in wanted & tokens[pid]) for pid in rest]
+            if not gains or max(gains) <= 0:
+                break
+            pid = rest.pop(gains.index(max(gains)))
+            added.append(pid)
+            wanted -= tokens[pid]
+        return added
 
 
 def _rarity(docs: Sequence[set[str]]) -> dict[str, float]:
