@@ -286,6 +286,23 @@ async def test_a_failing_conclusion_regenerates_an_answer_its_claims_pass() -> N
     assert "conclusion" in response.failing_claims
 
 
+@pytest.mark.parametrize("fault", ["timeout", "garbage"])
+async def test_a_conclusion_the_judge_cannot_give_blocks_an_answer_its_claims_pass(
+    fault: str,
+) -> None:
+    def script(body: dict[str, Any]) -> Any:
+        if body["response_format"]["json_schema"]["name"].startswith("Conclusion"):
+            return read_timeout() if fault == "timeout" else invalid_json_response()
+        return rule_based_judge(body)
+
+    fake = FakeJudgeServer(script)
+    settings = fake_settings(check_conclusion=True, reasks=0)
+    response = await verify(passing_refund_answer(), settings, judge=fake.judge(settings))
+    assert labels(response)["c1"] is Label.SUPPORTED
+    assert labels(response)["conclusion"] is Label.VERIFIER_ERROR
+    assert response.action is Action.BLOCK
+
+
 async def test_no_conclusion_is_sought_for_an_answer_its_claims_already_fail() -> None:
     # It could only turn a pass into a fail; the repaired or regenerated answer is verified
     # again, conclusion and all.
