@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from judge.api import Verifier, build_request, verify, verify_sync
-    from judge.config import CitationPolicy, EvidenceMode, Extractor, Settings, load_settings
+    from judge.config import (
+        CitationPolicy,
+        ConclusionPolicy,
+        EvidenceMode,
+        Extractor,
+        Settings,
+        load_settings,
+    )
     from judge.errors import (
         AuditError,
         CacheFault,
@@ -70,7 +77,14 @@ __version__ = "0.1.0"
 # load without the HTTP stack (openai, instructor).
 _EXPORTS = {
     "judge.api": ("Verifier", "build_request", "verify", "verify_sync"),
-    "judge.config": ("CitationPolicy", "EvidenceMode", "Extractor", "Settings", "load_settings"),
+    "judge.config": (
+        "CitationPolicy",
+        "ConclusionPolicy",
+        "EvidenceMode",
+        "Extractor",
+        "Settings",
+        "load_settings",
+    ),
     "judge.schemas": (
         "Action",
         "CharSpan",
@@ -133,6 +147,7 @@ __all__ = [
     "Claim",
     "ClaimVerdict",
     "ConclusionExtractor",
+    "ConclusionPolicy",
     "ConfigError",
     "ContradictionProbe",
     "CoverageReport",

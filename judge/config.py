@@ -26,6 +26,14 @@ class EvidenceMode(StrEnum):
     AUTO = "auto"
 
 
+class ConclusionPolicy(StrEnum):
+    # An answer to a question: its parts can each be supported while the answer they add up to
+    # (often left implicit) is not. That is what the main conclusion is judged for.
+    QUESTION = "question"
+    ALWAYS = "always"  # also for summaries and reports, whose sentences are already its claims
+    NEVER = "never"
+
+
 class Extractor(StrEnum):
     SENTENCE = "sentence"  # one claim per sentence, no model call
     LLM = "llm"  # FActScore-style decomposition into atomic facts
@@ -90,7 +98,12 @@ class Settings(BaseSettings):
     decompose_fallback: bool = Field(
         default=True, description="on a failed decomposition, judge the whole sentence (reported)"
     )
-    check_conclusion: bool = True
+    check_conclusion: ConclusionPolicy = Field(
+        default=ConclusionPolicy.QUESTION,
+        description="once every claim passes, judge the answer's main conclusion too: "
+        "question (only for an answer to a question) | always | never; true and false mean "
+        "always and never",
+    )
     citation_policy: CitationPolicy = CitationPolicy.STRICT
     search_top_k: int = Field(default=2, ge=1, le=20)
     search_cover_k: int = Field(
@@ -158,6 +171,17 @@ class Settings(BaseSettings):
     # Record `judge verify` runs in the audit log too (the service always records).
     audit_cli: bool = False
     local_model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+    @field_validator("check_conclusion", mode="before")
+    @classmethod
+    def _conclusion_from_bool(cls, value: Any) -> Any:
+        # The setting was a boolean before it had a "question" value; keep old configs working.
+        if isinstance(value, bool):
+            return ConclusionPolicy.ALWAYS if value else ConclusionPolicy.NEVER
+        if isinstance(value, str) and value.strip().lower() in {"true", "false", "1", "0"}:
+            on = value.strip().lower() in {"true", "1"}
+            return ConclusionPolicy.ALWAYS if on else ConclusionPolicy.NEVER
+        return value
 
     @field_validator("base_url", mode="before")
     @classmethod

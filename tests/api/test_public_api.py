@@ -9,7 +9,8 @@ import judge
 PUBLIC = {
     "Action", "AuditError", "CacheFault", "CalibrationInfeasible", "CharSpan", "Check",
     "CheckOutcome", "CheckStatus", "CitationPolicy", "Claim", "ClaimVerdict",
-    "ConclusionExtractor", "ConfigError", "ContradictionProbe", "CoverageReport", "Decomposer",
+    "ConclusionExtractor", "ConclusionPolicy", "ConfigError", "ContradictionProbe",
+    "CoverageReport", "Decomposer",
     "DuplicateRecord", "EntailmentResult", "EvidenceLedger", "EvidenceMode", "EvidenceSpan",
     "Extractor", "FirstTierClaim", "FirstTierSignal", "GeneratorFault", "InputError", "Judge",
     "JudgeError", "JudgeOutputInvalid", "JudgeTrace", "JudgeUnavailable", "Label",

@@ -6,8 +6,9 @@ from typing import Any
 
 import httpx
 import pytest
+from pydantic import ValidationError
 
-from judge.config import Settings
+from judge.config import ConclusionPolicy, Settings
 from judge.judges.cache import VerdictCache
 from judge.pipeline.runner import verify
 from judge.schemas import Action, Label
@@ -312,6 +313,56 @@ async def test_no_conclusion_is_sought_for_an_answer_its_claims_already_fail() -
     assert response.action is not Action.PASS
     assert "conclusion" not in labels(response) and conclusion_requests(fake) == []
     assert response.judge_calls == len(verdict_requests(fake))
+
+
+@pytest.mark.parametrize(
+    ("policy", "question", "sought"),
+    [
+        ("question", "Can I return my order?", True),
+        ("question", None, False),
+        ("question", "   ", False),
+        ("always", None, True),
+        ("never", "Can I return my order?", False),
+    ],
+)
+async def test_the_conclusion_policy_decides_when_a_conclusion_is_sought(
+    policy: str, question: str | None, sought: bool
+) -> None:
+    # By default a summary (no question) is judged sentence by sentence: its sentences are its
+    # claims, and no implicit answer stands behind them.
+    fake = FakeJudgeServer()
+    settings = fake_settings(check_conclusion=policy)
+    request = passing_refund_answer()
+    request["question"] = question
+    response = await verify(request, settings, judge=fake.judge(settings))
+    assert response.action is Action.PASS
+    assert ("conclusion" in labels(response)) is sought
+    assert len(conclusion_requests(fake)) == int(sought)
+
+
+def test_the_default_seeks_a_conclusion_only_for_an_answer_to_a_question() -> None:
+    assert Settings().check_conclusion is ConclusionPolicy.QUESTION
+
+
+@pytest.mark.parametrize(
+    ("value", "policy"),
+    [
+        (True, ConclusionPolicy.ALWAYS),
+        (False, ConclusionPolicy.NEVER),
+        ("true", ConclusionPolicy.ALWAYS),
+        ("False", ConclusionPolicy.NEVER),
+        ("question", ConclusionPolicy.QUESTION),
+    ],
+)
+def test_boolean_conclusion_settings_keep_their_meaning(
+    value: object, policy: ConclusionPolicy
+) -> None:
+    assert Settings(check_conclusion=value).check_conclusion is policy
+
+
+def test_an_unknown_conclusion_policy_is_refused() -> None:
+    with pytest.raises(ValidationError, match="check_conclusion"):
+        Settings(check_conclusion="sometimes")
 
 
 async def test_first_tier_agreement_is_reported() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from judge.config import Extractor, Settings
+from judge.config import ConclusionPolicy, Extractor, Settings
 from judge.errors import VerifierFault, fault_text
 from judge.pipeline.claims.decompose import facts_to_claims
 from judge.pipeline.claims.sentences import (
@@ -87,11 +87,16 @@ async def add_conclusion(
 ) -> Claim | None:
     """The answer's main conclusion as its own claim, added to ``extraction``: fragments that
     are each supported can still add up to a conclusion the evidence does not support. None for
-    structured claims, an answer of fewer than two factual sentences, or a judge that cannot
-    extract one. A failed extraction is the conclusion's verifier error."""
+    structured claims, an answer of fewer than two factual sentences, an answer without a
+    question under the default policy, or a judge that cannot extract one. A failed extraction
+    is the conclusion's verifier error."""
+    policy = settings.check_conclusion
+    if policy is ConclusionPolicy.NEVER or (
+        policy is ConclusionPolicy.QUESTION and not (req.question or "").strip()
+    ):
+        return None
     if not (
-        settings.check_conclusion
-        and req.answer is not None
+        req.answer is not None
         and req.claims is None
         and isinstance(judge, ConclusionExtractor)
     ):
