@@ -27,10 +27,13 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
+from pydantic import ValidationError
 
 from judge.errors import CalibrationInfeasible, InputError
 from judge.eval.metrics import balanced_accuracy, ratio, wilson_interval
 from judge.eval.records import ANSWER_LABELS, CLAIM_LABELS, contradiction_scored
+from judge.pipeline.policy import decided_by_judge_score
+from judge.schemas import ClaimVerdict, Label
 
 ObjectiveKind = Literal["precision", "recall", "balanced_accuracy"]
 
@@ -417,25 +420,27 @@ def answer_score(prediction: dict[str, Any]) -> float:
     -inf where anything else decided (a check, a contradiction, an error, a coverage gap)."""
     if prediction.get("error") or prediction.get("coverage_gaps"):
         return -math.inf
-    verdicts = prediction.get("verdicts") or []
-    factual = [v for v in verdicts if v.get("label") != "not_factual"]
-    if prediction.get("action") != "pass" and not all(_judge_decided(v) for v in factual):
+    factual = [v for v in _verdicts(prediction) if v.label is not Label.NOT_FACTUAL]
+    if prediction.get("action") != "pass" and not all(decided_by_judge_score(v) for v in factual):
         return -math.inf
     if prediction.get("action") not in ("pass", "repair", "regenerate"):
         return -math.inf
-    scores = [v["score"] for v in factual if isinstance(v.get("score"), int | float)]
+    scores = [v.score for v in factual if v.score is not None]
     if not scores:
         return math.inf if prediction.get("action") == "pass" else -math.inf
     return float(min(scores))
 
 
-def _judge_decided(verdict: dict[str, Any]) -> bool:
-    checks = verdict.get("checks") or []
-    return (
-        verdict.get("label") in ("supported", "unsupported")
-        and isinstance(verdict.get("score"), int | float)
-        and all(c.get("status") == "passed" for c in checks)
-    )
+def _verdicts(prediction: dict[str, Any]) -> list[ClaimVerdict]:
+    """The prediction's verdicts as the policy reads them."""
+    try:
+        return [ClaimVerdict.model_validate(v) for v in prediction.get("verdicts") or []]
+    except ValidationError as exc:
+        where = f"prediction {prediction.get('id', '?')}"
+        raise InputError(
+            f"{where}: a verdict is not a verdict of judge eval ({exc.errors()[0]['msg']})",
+            field="verdicts",
+        ) from None
 
 
 def _fit_answer(

@@ -159,15 +159,25 @@ def _repair_or_regenerate(
     )
 
 
+def decided_by_judge_score(verdict: ClaimVerdict) -> bool:
+    """Only the judge's score decided this claim: it was judged and scored, every exact check
+    passed, and it came out supported or unsupported (not contradicted, not an error). These are
+    the claims an answer threshold may weigh; ``judge calibrate`` fits it on the same ones."""
+    return (
+        verdict.label in (Label.SUPPORTED, Label.UNSUPPORTED)
+        and verdict.judge is not None
+        and verdict.score is not None
+        and all(c.status is CheckStatus.PASSED for c in verdict.checks)
+    )
+
+
 def _tolerated(verdict: ClaimVerdict, t_answer: float | None) -> bool:
     """A claim the judge alone found unsupported, with a score the answer rule accepts."""
     return (
         t_answer is not None
         and verdict.label is Label.UNSUPPORTED
-        and verdict.judge is not None
-        and verdict.score is not None
-        and verdict.score >= t_answer
-        and all(c.status is CheckStatus.PASSED for c in verdict.checks)
+        and decided_by_judge_score(verdict)
+        and (verdict.score or 0.0) >= t_answer
     )
 
 

@@ -12,7 +12,13 @@ import pytest
 
 from judge.cli.app import main
 from judge.config import Settings
-from judge.eval.calibrate import Objective, calibrate_answer_rule, calibrate_predictions
+from judge.errors import InputError
+from judge.eval.calibrate import (
+    Objective,
+    answer_score,
+    calibrate_answer_rule,
+    calibrate_predictions,
+)
 from judge.pipeline.entail.thresholds import active_thresholds
 from judge.pipeline.policy import PolicyInput, decide
 from judge.schemas import (
@@ -37,12 +43,14 @@ def _answer(
 ) -> dict[str, Any]:
     """An answer prediction with one claim: supported when it passed, else unsupported by the
     judge's score (or failed by a number check, ``by_checks``)."""
-    status = "failed" if by_checks else "passed"
-    verdict = {
-        "label": "supported" if passed else ("number_mismatch" if by_checks else "unsupported"),
-        "score": None if by_checks else score,
-        "checks": [{"check": "numbers", "status": status}],
-    }
+    label = Label.SUPPORTED if passed else Label.UNSUPPORTED
+    verdict = _judged(f"c{i}", label, score, CheckStatus.PASSED)
+    if by_checks:
+        verdict = ClaimVerdict(
+            claim=verdict.claim,
+            label=Label.NUMBER_MISMATCH,
+            checks=[CheckOutcome(check="numbers", status=CheckStatus.FAILED)],
+        )
     return {
         "id": f"a{i}",
         "dataset": dataset,
@@ -51,7 +59,7 @@ def _answer(
         "action": "pass" if passed else ("block" if by_checks else "repair"),
         "score": score,
         "error": None,
-        "verdicts": [verdict],
+        "verdicts": [verdict.model_dump(mode="json")],
         "coverage_gaps": 0,
     }
 
@@ -173,3 +181,21 @@ def test_policy_regenerates_an_answer_whose_weakest_claim_is_below_t_answer() ->
     assert strict.failing_claims == ["c2"] and "t_answer 0.70" in strict.reasons[0]
     assert decide(PolicyInput(verdicts=verdicts, answer=None)).action is Action.PASS
     assert decide(PolicyInput(verdicts=verdicts, answer=None, t_answer=0.5)).action is Action.PASS
+
+
+def test_a_prediction_whose_verdicts_are_not_verdicts_is_refused_by_name() -> None:
+    broken = _answer(7, "faithful", 0.6, passed=False)
+    broken["verdicts"] = [{"label": "unsupported", "score": 0.6}]  # no claim
+    with pytest.raises(InputError, match="a7") as info:
+        answer_score(broken)
+    assert info.value.field == "verdicts"
+
+
+def test_the_answer_score_weighs_only_claims_the_judge_scored_alone() -> None:
+    # The policy's own predicate: an unsupported claim with a failed check was not decided by
+    # the judge's score, so no answer threshold can rescue its answer.
+    judged = _answer(1, "faithful", 0.38, passed=False)
+    assert answer_score(judged) == pytest.approx(0.38)
+    checked = dict(judged, verdicts=[_judged("c1", Label.UNSUPPORTED, 0.38, CheckStatus.FAILED)])
+    checked["verdicts"] = [v.model_dump(mode="json") for v in checked["verdicts"]]
+    assert answer_score(checked) == float("-inf")
