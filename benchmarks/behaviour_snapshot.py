@@ -118,8 +118,8 @@ def snapshot(
 
 def decisions(row: dict[str, Any]) -> dict[str, Any]:
     """What a user acts on: the exit code, the action, and per claim its text, label, evidence
-    pointers and check outcomes. Scores are compared apart: each run fences its prompts with a
-    fresh random nonce, so the judge's probabilities move in the last digits between runs."""
+    pointers and check outcomes. Scores are compared apart: each run (a process) fences its prompts
+    with its own nonce, so the judge's probabilities move in the last digits between runs."""
     response = row["response"]
     return {
         "exit": row["exit"],

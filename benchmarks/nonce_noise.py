@@ -1,7 +1,8 @@
 """How much the judge's P(yes) moves between identical requests: fresh fence nonces against one.
 
-Every prompt fences its data with a random nonce (see ``judge/judges/templates.py``), so two
-requests for the same claim and evidence differ in those tokens. For each claim this sends the
+Every prompt fences its data with a nonce (see ``judge/judges/templates.py``): random per
+request until the ledger nonce, so two requests for the same claim and evidence differed in
+those tokens; now the same for every request on one ledger within a process. For each claim this sends the
 same entailment request ``--fresh`` times with a fresh nonce and ``--same`` times with one
 nonce, uncached, and prints the scores as JSON Lines, then the mean spread of each kind.
 
@@ -47,7 +48,7 @@ async def spreads(
             premise = premises_for_claim(claim, ledger, window_tokens=2000, overlap_tokens=200)[0]
             fresh_scores = []
             for _ in range(fresh):
-                view = judge.for_request(ledger_hash=ledger.ledger_hash)
+                view = judge.for_request()  # no ledger: a random nonce
                 fresh_scores.append((await view.entail(claim, premise)).p_supported or 0.0)
             view = judge.for_request(ledger_hash=ledger.ledger_hash)
             same_scores = [

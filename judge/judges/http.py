@@ -41,7 +41,7 @@ from judge.config import Settings
 from judge.errors import ConfigError, JudgeOutputInvalid, JudgeUnavailable, VerifierFault
 from judge.judges.cache import VerdictCache, call_key, verdict_key
 from judge.judges.pool import POOL_ROOT, EndpointPool, PoolTransport
-from judge.judges.templates import RenderedPrompt, new_nonce
+from judge.judges.templates import RenderedPrompt, ledger_nonce, new_nonce, new_nonce_key
 from judge.pipeline.claims.decompose import Conclusion, Facts, conclusion_prompt, decompose_prompt
 from judge.pipeline.entail.score import LABEL_ONLY_NOTE, read_score
 from judge.pipeline.entail.types import EntailmentResult, Premise
@@ -175,6 +175,7 @@ class _Shared:
     _instructor: instructor.AsyncInstructor | None = None
     # Claims judged side by side each need the model id: one of them asks the server.
     model_lookup: asyncio.Lock = field(default_factory=asyncio.Lock)
+    nonce_key: bytes = field(default_factory=new_nonce_key)
 
     @property
     def openai(self) -> openai.AsyncOpenAI:
@@ -196,10 +197,11 @@ class _Shared:
 class HttpJudge:
     """Judge and decomposer over an OpenAI-compatible endpoint. Safe to call concurrently.
 
-    Prompts fence their data with a random nonce held by the judge. The nonce must stay the
-    same across the claims of one request (so the evidence prefix of the prompt is byte-identical
-    and the server's prefix cache reuses it) and should change between requests: take a view
-    per request with :meth:`for_request`.
+    Prompts fence their data with a nonce held by the judge that data cannot guess. It stays the
+    same across the claims of one request, and across the requests on one evidence ledger (it is
+    keyed on the ledger hash under a secret drawn per judge), so the evidence prefix of the
+    prompt is byte-identical and the server's prefix cache reuses it. Take a view per request
+    with :meth:`for_request`.
     """
 
     def __init__(self, shared: _Shared, *, nonce: str, ledger_hash: str | None, root: bool) -> None:
@@ -224,9 +226,11 @@ class HttpJudge:
         return self._shared.pool
 
     def for_request(self, *, ledger_hash: str | None = None) -> HttpJudge:
-        """A view for one request: a fresh nonce, the request's ledger hash in every cache key,
-        its own usage counters; the HTTP client, cache and model are shared."""
-        return HttpJudge(self._shared, nonce=new_nonce(), ledger_hash=ledger_hash, root=False)
+        """A view for one request: the ledger's nonce (a fresh one without a ledger), the
+        request's ledger hash in every cache key, its own usage counters; the HTTP client, cache
+        and model are shared."""
+        nonce = ledger_nonce(self._shared.nonce_key, ledger_hash) if ledger_hash else new_nonce()
+        return HttpJudge(self._shared, nonce=nonce, ledger_hash=ledger_hash, root=False)
 
     async def ping(self) -> list[str]:
         """The ids of the models the server serves (GET /v1/models), for readiness checks.

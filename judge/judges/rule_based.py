@@ -10,7 +10,7 @@ Verdicts come from the content words of the fenced claim against the fenced evid
 negation rule. With ``obeys_injections`` it behaves as a careless model: it obeys instructions
 it finds *outside* the data fences, reading a fence as closed at the first ``<<<END-KIND``
 whatever nonce follows, and it obeys chat-template tokens anywhere; so injected text can only
-sway it when the prompt's defences (random fence nonces, neutralised fence and role-tag
+sway it when the prompt's defences (unguessable fence nonces, neutralised fence and role-tag
 syntax) have failed. The red team runs it that way; the tests do not.
 """
 

@@ -8,6 +8,8 @@ per-request fences that mark it as data.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 import secrets
 from dataclasses import dataclass
@@ -61,6 +63,20 @@ def neutralise(text: str) -> str:
 def new_nonce() -> str:
     """A random fence nonce: 96 bits, so data cannot guess it."""
     return secrets.token_hex(12)
+
+
+def new_nonce_key() -> bytes:
+    """A secret for :func:`ledger_nonce`, drawn once per judge (per process)."""
+    return secrets.token_bytes(32)
+
+
+def ledger_nonce(key: bytes, ledger_hash: str) -> str:
+    """The fence nonce of every request on one evidence ledger: 96 bits of an HMAC under a
+    secret key, so data can no more guess it than a random one. Requests on the same evidence
+    (a regenerated or repaired answer, another question on the same documents) then send the
+    same evidence prefix, which the server's prefix cache reuses, and identical requests send
+    identical prompts."""
+    return hmac.new(key, ledger_hash.encode(), hashlib.sha256).hexdigest()[:24]
 
 
 def fence(kind: str, nonce: str) -> tuple[str, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
@@ -125,11 +126,22 @@ async def test_evidence_prefix_is_byte_identical_across_claims_of_a_request() ->
     assert _user(first) != _user(second)
 
 
-async def test_each_request_view_gets_a_fresh_nonce() -> None:
+async def test_each_request_view_without_a_ledger_gets_a_fresh_nonce() -> None:
     judge = FakeJudgeServer().judge()
     views = {judge.for_request().nonce for _ in range(5)} | {judge.nonce}
     assert len(views) == 6
     assert all(len(n) == 24 for n in views)
+
+
+async def test_requests_on_one_ledger_share_a_nonce_no_other_judge_can_derive() -> None:
+    # The same evidence prefix on every request over the ledger, for the server's prefix cache;
+    # another ledger, or the same ledger in another process, gets another nonce.
+    judge, other_process = FakeJudgeServer().judge(), FakeJudgeServer().judge()
+    first = judge.for_request(ledger_hash="sha256:aa").nonce
+    assert judge.for_request(ledger_hash="sha256:aa").nonce == first
+    assert judge.for_request(ledger_hash="sha256:bb").nonce != first
+    assert other_process.for_request(ledger_hash="sha256:aa").nonce != first
+    assert re.fullmatch(r"[0-9a-f]{24}", first)
 
 
 async def test_logprobs_off_is_a_verifier_fault_unless_label_only_is_allowed() -> None:
