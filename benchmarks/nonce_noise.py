@@ -2,9 +2,10 @@
 
 Every prompt fences its data with a nonce (see ``judge/judges/templates.py``): random per
 request until the ledger nonce, so two requests for the same claim and evidence differed in
-those tokens; now the same for every request on one ledger within a process. For each claim this sends the
-same entailment request ``--fresh`` times with a fresh nonce and ``--same`` times with one
-nonce, uncached, and prints the scores as JSON Lines, then the mean spread of each kind.
+those tokens; now the same for every request on one ledger within a process. For each claim
+this sends the same entailment request ``--fresh`` times with a fresh nonce and ``--same``
+times with one nonce, uncached, and prints the scores as JSON Lines, then the mean spread of
+each kind.
 
     judge local up
     python benchmarks/nonce_noise.py --claims 4

@@ -33,9 +33,20 @@ def _group(name: str, claim: str, evidence: str) -> HedgeGroup:
 
 
 _ALWAYS = r"always|invariably|without exception|in (?:all|every) cases?|at all times|every time"
+_OFTEN = r"often|frequently|regularly|repeatedly"
 _USUALLY = (
-    r"usually|typically|generally|normally|commonly|often|mostly|mainly|largely|frequently|"
-    r"predominantly|as a rule|in most cases|tends? to"
+    r"usually|typically|generally|normally|commonly|mostly|mainly|largely|predominantly|"
+    r"as a rule|in most cases|tends? to"
+)
+_USUAL_EVIDENCE = (
+    rf"{_USUALLY}|{_OFTEN}|most|many|majority|common|typical|usual|general|frequent|predominant|"
+    r"tend|trend"
+)
+# How often something happens, stated as a measured rate ("15.7 contacts per hour", "three
+# times a day"): it licenses "often" and leaves how often that is to the judge.
+_RATE = (
+    r"rate|per (?:second|minute|hour|day|week|month|year)|(?:times|visits|contacts|doses) "
+    r"(?:a|an|per|each|every) (?:second|minute|hour|day|week|month|year)|daily|hourly|weekly"
 )
 _ONLY = r"only|solely|exclusively|sole"
 _AT_MOST = r"at most|no more than|not more than|a maximum of"
@@ -67,12 +78,8 @@ GROUPS: tuple[HedgeGroup, ...] = (
         rf"(?<!not )(?<!if )(?:{_ONLY})",
         rf"{_ONLY}|just|alone|unique|uniquely|nothing but|no other|limited to|restricted to|single",
     ),
-    _group(
-        "usually",
-        _USUALLY,
-        rf"{_USUALLY}|most|many|majority|common|typical|usual|general|frequent|regularly|"
-        r"predominant|tend|trend",
-    ),
+    _group("usually", _USUALLY, _USUAL_EVIDENCE),
+    _group("often", _OFTEN, rf"{_USUAL_EVIDENCE}|{_RATE}"),
     _group(
         "sometimes",
         r"sometimes|occasionally|at times|in some cases",

@@ -19,6 +19,9 @@ check = HedgeCheck()
         ("All rooms have a view.", "Every room has a view."),
         ("Delivery is guaranteed.", "We guarantee delivery."),
         ("Adversarial examples are often invalid.", "Many of these examples are invalid."),
+        ("People touch their lips frequently.", "The average contact rate per hour was 15.7."),
+        ("Patients often take it.", "Patients take it three times a day."),
+        ("Refunds usually take 5 days.", "Refunds often take 5 days."),
     ],
 )
 def test_hedge_carried_by_evidence_passes(claim: str, evidence: str) -> None:
@@ -33,6 +36,9 @@ def test_hedge_carried_by_evidence_passes(claim: str, evidence: str) -> None:
         ("Refunds always take 5 days.", "Refunds take 5 days.", "always"),
         ("Refunds never take longer than 5 days.", "Refunds take 5 days.", "never"),
         ("Refunds usually take 5 days.", "Refunds take 5 days.", "usually"),
+        ("Refunds often take 5 days.", "Refunds take 5 days.", "often"),
+        # A rate says how often, not what is usual.
+        ("Refunds usually take 5 days.", "About 40 refunds are paid per day.", "usually"),
         ("It holds up to 10 people.", "It holds 10 people.", "up to"),
         ("It holds at least 10 people.", "It holds 10 people.", "at least"),
         ("It is only sold online.", "It is sold online.", "only"),
