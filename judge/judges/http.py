@@ -49,6 +49,7 @@ from judge.pipeline.entail.verdict import (
     DEFAULT_VARIANT,
     TOP_LOGPROBS,
     VARIANTS,
+    PromptVariant,
     VerdictVariant,
     entail_prompt,
     premise_scope,
@@ -275,11 +276,16 @@ class HttpJudge:
     async def probe_contradiction(
         self, claim: Claim, premise: Premise, question: str | None = None
     ) -> EntailmentResult:
-        """The three-way label-only question, whose P(contradicted) the yes/no variant lacks."""
-        return await self._entail(claim, premise, question, "label_only")
+        """P(contradicted), which the yes/no question lacks. After a yes/no verdict it is asked
+        as a follow-up turn of that conversation (the server reuses its cached evidence prefix);
+        otherwise as the three-way label-only question."""
+        variant: PromptVariant = (
+            "contradiction" if self._shared.variant == "yes_no" else "label_only"
+        )
+        return await self._entail(claim, premise, question, variant)
 
     async def _entail(
-        self, claim: Claim, premise: Premise, question: str | None, variant: VerdictVariant
+        self, claim: Claim, premise: Premise, question: str | None, variant: PromptVariant
     ) -> EntailmentResult:
         settings = self._shared.settings
         question = question.strip() if question and question.strip() else None

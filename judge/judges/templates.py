@@ -100,12 +100,28 @@ class RenderedPrompt:
     system: str
     user: str
     nonce: str
+    # Later turns of the same conversation, (role, content), after the user message: a
+    # follow-up question that reuses the first exchange's cached prefix.
+    turns: tuple[tuple[str, str], ...] = ()
 
     def messages(self) -> list[dict[str, str]]:
         return [
             {"role": "system", "content": self.system},
             {"role": "user", "content": self.user},
+            *({"role": role, "content": content} for role, content in self.turns),
         ]
+
+    def followed_by(self, template: str, turns: tuple[tuple[str, str], ...]) -> RenderedPrompt:
+        """This prompt continued by ``turns`` from ``template``; its hash covers both."""
+        followup = load_template(template)
+        return RenderedPrompt(
+            template=template,
+            template_hash=content_hash(self.template_hash + followup.hash),
+            system=self.system,
+            user=self.user,
+            nonce=self.nonce,
+            turns=self.turns + turns,
+        )
 
 
 def _read_source(name: str) -> str:
@@ -134,6 +150,18 @@ def load_template(name: str) -> Template:
     """The template's source and its content hash (``sha256:…``), recorded in every verdict."""
     source = _read_source(name)
     return Template(name=name, source=source, hash=content_hash(source))
+
+
+def render_block(name: str, block: str) -> str:
+    """A block of template ``name`` that takes no variables (no data), rendered."""
+    env = _environment()
+    try:
+        compiled = env.get_template(name)
+        return "".join(compiled.blocks[block](compiled.new_context({}))).strip()
+    except KeyError as exc:
+        raise ConfigError(f"template {name!r} lacks block {exc}") from exc
+    except TemplateError as exc:
+        raise ConfigError(f"template {name!r} failed to render: {exc}") from exc
 
 
 def render(name: str, *, nonce: str, fences: tuple[str, ...], **variables: Any) -> RenderedPrompt:

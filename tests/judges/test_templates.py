@@ -113,3 +113,19 @@ def test_neutralised_text_keeps_its_length_and_opens_no_fence(text: str) -> None
     out = neutralise(text)
     assert len(out) == len(text)
     assert "<<" not in out and ">>" not in out and "<|" not in out and "|>" not in out
+
+
+def test_the_contradiction_probe_continues_the_yes_no_conversation() -> None:
+    # Byte for byte the yes/no request, so a server computes only the two turns after it.
+    yes_no = entail_prompt(PREMISE, "Refunds take 5 days.", "q", nonce="ab12", variant="yes_no")
+    probe = entail_prompt(
+        PREMISE, "Refunds take 5 days.", "q", nonce="ab12", variant="contradiction"
+    )
+    assert probe.messages()[:2] == yes_no.messages()
+    assistant, followup = probe.messages()[2:]
+    assert assistant == {"role": "assistant", "content": '{"answer": "no"}'}
+    assert followup["role"] == "user" and '"contradicted"' in followup["content"]
+    assert "ab12" not in followup["content"] and PREMISE.text not in followup["content"]
+    # The probe's hash covers both templates: a change to either is a new cache key.
+    assert probe.template == "entail_contradiction.j2"
+    assert probe.template_hash not in (yes_no.template_hash, load_template(probe.template).hash)

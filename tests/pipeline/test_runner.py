@@ -451,16 +451,23 @@ async def test_yes_no_variant_scores_claims_and_leaves_contradictions_to_the_che
             assert verdict.evidence, "the evidence judged is reported as passage spans"
     assert response.action is not Action.PASS
 
-    # With the probe on, each claim the yes/no judge finds unsupported is asked three-way too.
+    # With the probe on, each claim the yes/no judge finds unsupported is asked once more, as a
+    # follow-up turn of its yes/no conversation: the same first two messages, then its "no".
     fake = FakeJudgeServer()
     probed = settings.model_copy(update={"contradiction_probe": True})
     response = await verify(example("refund_policy.json"), probed, judge=fake.judge(probed))
     names = [r["response_format"]["json_schema"]["name"] for r in fake.requests]
     unsupported = [v for v in response.verdicts if v.label is Label.UNSUPPORTED]
     assert unsupported
-    assert names.count("VerdictLabelOnly") == len(unsupported)
+    assert names.count("VerdictContradiction") == len(unsupported)
     for verdict in unsupported:
         assert verdict.judge is not None and verdict.judge.calls == 2
+    verdicts = [r["messages"] for r in fake.requests if r["messages"][0]["role"] == "system"]
+    for messages in verdicts:
+        if len(messages) > 2:  # a probe: it repeats a yes/no request, then asks its question
+            assert messages[:2] in [m[:2] for m in verdicts if len(m) == 2]
+            assert [m["role"] for m in messages[2:]] == ["assistant", "user"]
+            assert messages[2]["content"] == '{"answer": "no"}'
 
 
 async def test_whole_evidence_verdicts_point_at_the_best_matching_sentences() -> None:

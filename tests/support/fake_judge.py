@@ -110,7 +110,7 @@ def verdict_json(
     order: tuple[str, ...] = ("label", "reason", "evidence_quote", "evidence_ids")
     if variant == "quote_first":
         order = ("evidence_quote", "evidence_ids", "label", "reason")
-    elif variant == "label_only":
+    elif variant in ("label_only", "contradiction"):
         order = ("label",)
     return json.dumps({name: fields[name] for name in order}, ensure_ascii=False)
 
@@ -247,6 +247,7 @@ def requested_variant(request_json: Mapping[str, Any]) -> str:
         "VerdictQuoteFirst": "quote_first",
         "VerdictLabelOnly": "label_only",
         "VerdictYesNo": "yes_no",
+        "VerdictContradiction": "contradiction",
     }
     return variants.get(name, "label_first")
 

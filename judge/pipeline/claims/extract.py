@@ -96,9 +96,7 @@ async def add_conclusion(
     ):
         return None
     if not (
-        req.answer is not None
-        and req.claims is None
-        and isinstance(judge, ConclusionExtractor)
+        req.answer is not None and req.claims is None and isinstance(judge, ConclusionExtractor)
     ):
         return None
     factual = [

@@ -20,8 +20,8 @@ from typing import Any, cast
 from judge.errors import JudgeOutputInvalid
 from judge.pipeline.entail.types import EntailmentResult, JudgeLabel
 from judge.pipeline.entail.verdict import (
+    PromptVariant,
     TokenLogprobLike,
-    VerdictVariant,
     answer_vocabulary,
     label_distribution,
 )
@@ -78,7 +78,7 @@ def unreadable_logprob(tokens: Sequence[TokenLogprobLike]) -> str | None:
 def read_score(
     completion: Any,
     label: JudgeLabel,
-    variant: VerdictVariant,
+    variant: PromptVariant,
     *,
     allow_label_only: bool,
     requested: bool = True,

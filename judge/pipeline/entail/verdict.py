@@ -16,7 +16,7 @@ from typing import Annotated, ClassVar, Literal, Protocol, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from judge.judges.templates import RenderedPrompt, neutralise, render
+from judge.judges.templates import RenderedPrompt, neutralise, render, render_block
 from judge.pipeline.entail.types import EntailmentResult, JudgeLabel, Premise
 from judge.schemas import EvidenceSpan, Label
 
@@ -28,6 +28,10 @@ ENTAIL_FENCES = ("EVIDENCE", "CLAIM")
 VerdictVariant = Literal["label_first", "quote_first", "label_only", "yes_no"]
 DEFAULT_VARIANT: VerdictVariant = "label_first"
 VARIANTS: tuple[VerdictVariant, ...] = get_args(VerdictVariant)
+# What the judge is asked: one of the verdict variants a user chooses, or the contradiction
+# probe that follows a yes/no verdict (never chosen as the verdict variant).
+PromptVariant = VerdictVariant | Literal["contradiction"]
+CONTRADICTION_TEMPLATE = "entail_contradiction.j2"
 LABELS: tuple[JudgeLabel, ...] = get_args(JudgeLabel)
 
 REASON_MAX_CHARS = 300
@@ -169,12 +173,39 @@ class VerdictYesNo(BaseModel):
         return YES_NO_LABELS[self.answer]
 
 
-VerdictModel = type[Verdict] | type[VerdictQuoteFirst] | type[VerdictLabelOnly] | type[VerdictYesNo]
+# The contradiction probe after a yes/no "no": contradicted, or only not stated.
+CONTRADICTION_LABELS: dict[str, JudgeLabel] = {
+    "contradicted": "contradicted",
+    "unsupported": "unsupported",
+}
+# The assistant turn the probe's conversation carries: the verdict it follows.
+UNSUPPORTED_ANSWER = '{"answer": "no"}'
 
 
-def verdict_model(variant: VerdictVariant) -> VerdictModel:
+class VerdictContradiction(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    label: Literal["contradicted", "unsupported"]
+
+    reason: ClassVar[str] = ""
+    evidence_quote: ClassVar[str] = ""
+    evidence_ids: ClassVar[list[str]] = []
+
+
+VerdictModel = (
+    type[Verdict]
+    | type[VerdictQuoteFirst]
+    | type[VerdictLabelOnly]
+    | type[VerdictYesNo]
+    | type[VerdictContradiction]
+)
+
+
+def verdict_model(variant: PromptVariant) -> VerdictModel:
     if variant == "yes_no":
         return VerdictYesNo
+    if variant == "contradiction":
+        return VerdictContradiction
     if variant == "label_only":
         return VerdictLabelOnly
     if variant == "quote_first":
@@ -185,17 +216,26 @@ def verdict_model(variant: VerdictVariant) -> VerdictModel:
 
 
 def entail_prompt(
-    premise: Premise, claim: str, question: str | None, *, nonce: str, variant: VerdictVariant
+    premise: Premise, claim: str, question: str | None, *, nonce: str, variant: PromptVariant
 ) -> RenderedPrompt:
+    """The judge's messages. The contradiction probe is the yes/no prompt, byte for byte, with
+    its "no" and the probe's question as two more turns, so a server that has just given the
+    verdict computes only those."""
     question = question.strip() if question else None
-    return render(
-        YES_NO_TEMPLATE if variant == "yes_no" else ENTAIL_TEMPLATE,
+    prompt = render(
+        YES_NO_TEMPLATE if variant in ("yes_no", "contradiction") else ENTAIL_TEMPLATE,
         nonce=nonce,
         fences=ENTAIL_FENCES_WITH_QUESTION if question else ENTAIL_FENCES,
         evidence=neutralise(premise.text),
         claim=neutralise(claim),
         question=neutralise(question) if question else None,
         variant=variant,
+    )
+    if variant != "contradiction":
+        return prompt
+    followup = render_block(CONTRADICTION_TEMPLATE, "followup")
+    return prompt.followed_by(
+        CONTRADICTION_TEMPLATE, (("assistant", UNSUPPORTED_ANSWER), ("user", followup))
     )
 
 
@@ -336,9 +376,13 @@ def _label_of(
     return matches[0] if len(matches) == 1 else None
 
 
-def answer_vocabulary(variant: VerdictVariant) -> tuple[str, Mapping[str, JudgeLabel]]:
+def answer_vocabulary(variant: PromptVariant) -> tuple[str, Mapping[str, JudgeLabel]]:
     """The verdict field whose value token carries the score, and the label each value means."""
-    return ("answer", YES_NO_LABELS) if variant == "yes_no" else ("label", LABEL_VALUES)
+    if variant == "yes_no":
+        return "answer", YES_NO_LABELS
+    if variant == "contradiction":
+        return "label", CONTRADICTION_LABELS
+    return "label", LABEL_VALUES
 
 
 def label_distribution(

@@ -121,10 +121,9 @@ def _yes_no_script(probe_label: str, probe_contra: float) -> Any:
             return verdict_response(
                 "unsupported", variant="yes_no", scores={"supported": 0.2, "unsupported": 0.8}
             )
-        assert name == "VerdictLabelOnly"
-        rest = (1.0 - probe_contra) / 2
-        scores = {"supported": rest, "unsupported": rest, "contradicted": probe_contra}
-        return verdict_response(probe_label, variant="label_only", scores=scores)
+        assert name == "VerdictContradiction"
+        scores = {"unsupported": 1.0 - probe_contra, "contradicted": probe_contra}
+        return verdict_response(probe_label, variant="contradiction", scores=scores)
 
     return script
 
@@ -138,7 +137,7 @@ async def test_probe_splits_a_yes_no_unsupported_into_contradicted() -> None:
     assert judgement.p_supported == pytest.approx(0.2)  # the yes/no judge's, not the probe's
     assert judgement.p_contradicted == pytest.approx(0.7)
     names = [r["response_format"]["json_schema"]["name"] for r in fake.requests]
-    assert names == ["VerdictYesNo"] * len(premises) + ["VerdictLabelOnly"]
+    assert names == ["VerdictYesNo"] * len(premises) + ["VerdictContradiction"]
     assert judgement.trace.calls == len(premises) + 1
 
 
@@ -187,8 +186,8 @@ def _by_view(selected: float, whole: float) -> Any:
         if request["response_format"]["json_schema"]["name"] != "VerdictYesNo":
             return verdict_response(
                 "unsupported",
-                variant="label_only",
-                scores={"supported": 0.2, "unsupported": 0.7, "contradicted": 0.1},
+                variant="contradiction",
+                scores={"unsupported": 0.9, "contradicted": 0.1},
             )
         p = whole if "Section" in fenced(request)["EVIDENCE"] else selected
         label = "supported" if p >= 0.5 else "unsupported"
@@ -215,7 +214,7 @@ async def test_two_views_are_scored_by_their_mean() -> None:
     assert judgement.p_supported == pytest.approx(0.45)
     # The probe asks once, on the first (selected) view.
     names = [r["response_format"]["json_schema"]["name"] for r in fake.requests]
-    assert names.count("VerdictLabelOnly") == len(views[0])
+    assert names.count("VerdictContradiction") == len(views[0])
     assert judgement.trace.calls == len(fake.requests)
     assert judgement.p_contradicted == pytest.approx(0.1)
 
@@ -289,8 +288,8 @@ async def test_the_failing_sentence_of_a_supported_claim_gets_the_probe() -> Non
         if request["response_format"]["json_schema"]["name"] == "VerdictYesNo":
             return _by_claim(yes)(request)
         probed.append(asked)
-        scores = {"supported": 0.1, "unsupported": 0.2, "contradicted": 0.7}
-        return verdict_response("contradicted", variant="label_only", scores=scores)
+        scores = {"unsupported": 0.3, "contradicted": 0.7}
+        return verdict_response("contradicted", variant="contradiction", scores=scores)
 
     fake = FakeJudgeServer(script)
     judge = fake.judge(fake_settings(verdict_variant="yes_no"))
