@@ -19,6 +19,7 @@ per probe (llama.cpp's ``timings.prompt_n``).
 
     judge local up
     python benchmarks/contradiction_probe.py --claims 38
+    python benchmarks/contradiction_probe.py --claims 67 --unpaired   # every such claim
 """
 
 from __future__ import annotations
@@ -40,13 +41,12 @@ from judge.eval.metrics import roc_auc
 from judge.judges.templates import new_nonce
 from judge.pipeline.entail.score import logprob_tokens
 from judge.pipeline.entail.verdict import (
-    CONTRADICTION_LABELS,
-    LABEL_VALUES,
     TOP_LOGPROBS,
     PromptVariant,
     VerdictContradiction,
     VerdictLabelOnly,
     VerdictYesNo,
+    answer_vocabulary,
     entail_prompt,
     label_distribution,
 )
@@ -64,8 +64,11 @@ PROBES: dict[str, tuple[PromptVariant, type[BaseModel]]] = {
 }
 
 
-def flagged_claims(data: Path, signals: Path, t_entail: float, count: int) -> list[dict[str, Any]]:
-    """Claims the judge alone finds unsupported, alternating gold contradicted and not."""
+def flagged_claims(
+    data: Path, signals: Path, t_entail: float, count: int, *, unpaired: bool = False
+) -> list[dict[str, Any]]:
+    """Claims the judge alone finds unsupported, alternating gold contradicted and not; with
+    ``unpaired``, then the claims of the larger class left over."""
     signal = {row["id"]: row for row in map(json.loads, signals.read_text().splitlines())}
     contradicted: list[dict[str, Any]] = []
     other: list[dict[str, Any]] = []
@@ -80,6 +83,9 @@ def flagged_claims(data: Path, signals: Path, t_entail: float, count: int) -> li
             continue
         (contradicted if record["label"] == "contradicted" else other).append(record)
     paired = [r for pair in zip(contradicted, other, strict=False) for r in pair]
+    if unpaired:
+        n = min(len(contradicted), len(other))
+        paired += contradicted[n:] + other[n:]
     return paired[:count]
 
 
@@ -126,10 +132,10 @@ async def probe_claim(
     for name, (variant, schema) in PROBES.items():
         prompt = entail_prompt(premise, claim.text, None, nonce=nonce, variant=variant)
         completion, seconds, computed = await ask(client, model, prompt.messages(), schema)
-        label = json.loads(completion.choices[0].message.content or "{}")["label"]
-        values = CONTRADICTION_LABELS if variant == "contradiction" else LABEL_VALUES
+        key, values = answer_vocabulary(variant)
+        answer = json.loads(completion.choices[0].message.content or "{}")[key]
         scores = label_distribution(
-            logprob_tokens(completion) or [], label, key="label", values=values
+            logprob_tokens(completion) or [], values[answer], key=key, values=values
         )
         row[name] = {
             "p_contradicted": scores["contradicted"] if scores else None,
@@ -172,7 +178,10 @@ async def main_async(args: argparse.Namespace) -> None:
     settings = load_settings(base_url=base_url, model=model)
     client = openai.AsyncOpenAI(base_url=base_url, api_key=settings.api_key, timeout=600)
     rows = []
-    for record in flagged_claims(args.data, args.signals, settings.t_entail, args.claims):
+    chosen = flagged_claims(
+        args.data, args.signals, settings.t_entail, args.claims, unpaired=args.unpaired
+    )
+    for record in chosen:
         row = await probe_claim(client, str(model), record, settings)
         print(json.dumps(row), flush=True)
         rows.append(row)
@@ -185,6 +194,9 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEV_CLAIMS)
     parser.add_argument("--signals", type=Path, default=SIGNALS)
     parser.add_argument("--claims", type=int, default=38)
+    parser.add_argument(
+        "--unpaired", action="store_true", help="after the pairs, the larger class's other claims"
+    )
     parser.add_argument("--base-url")
     parser.add_argument("--model")
     asyncio.run(main_async(parser.parse_args()))

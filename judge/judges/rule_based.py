@@ -115,16 +115,17 @@ class RuleJudge:
         if schema.startswith("Verdict"):
             fields = body["response_format"]["json_schema"].get("schema", {}).get("properties", {})
             verdict = self.verdict(user)
+            if schema == "VerdictContradiction":  # the probe: does the evidence make it false?
+                answer = "yes" if verdict["label"] == "contradicted" else "no"
+                content = json.dumps({"answer": answer})
+                return _completion(content, self._logprobs(content, "answer", YES_NO))
             if "answer" in fields:  # the yes/no question: no contradiction answer
                 answer = "yes" if verdict["label"] == "supported" else "no"
                 content = json.dumps({"answer": answer})
                 return _completion(content, self._logprobs(content, "answer", YES_NO))
-            allowed = tuple(fields.get("label", {}).get("enum") or LABELS)
-            if verdict["label"] not in allowed:  # the contradiction probe: no "supported"
-                verdict["label"] = "unsupported"
             order = [name for name in fields if name in verdict] or list(verdict)
             content = json.dumps({name: verdict[name] for name in order}, ensure_ascii=False)
-            return _completion(content, self._logprobs(content, "label", allowed))
+            return _completion(content, self._logprobs(content, "label", LABELS))
         blocks = _blocks(user)
         if schema == "Facts":
             return _completion(json.dumps({"facts": facts(blocks.get("SENTENCE", ""))}))

@@ -124,7 +124,7 @@ def test_the_contradiction_probe_continues_the_yes_no_conversation() -> None:
     assert probe.messages()[:2] == yes_no.messages()
     assistant, followup = probe.messages()[2:]
     assert assistant == {"role": "assistant", "content": '{"answer": "no"}'}
-    assert followup["role"] == "user" and '"contradicted"' in followup["content"]
+    assert followup["role"] == "user" and "makes the claim false" in followup["content"]
     assert "ab12" not in followup["content"] and PREMISE.text not in followup["content"]
     # The probe's hash covers both templates: a change to either is a new cache key.
     assert probe.template == "entail_contradiction.j2"

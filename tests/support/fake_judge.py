@@ -107,10 +107,12 @@ def verdict_json(
     }
     if variant == "yes_no":
         return json.dumps({"answer": YES_NO[label]})
+    if variant == "contradiction":
+        return json.dumps({"answer": "yes" if label == "contradicted" else "no"})
     order: tuple[str, ...] = ("label", "reason", "evidence_quote", "evidence_ids")
     if variant == "quote_first":
         order = ("evidence_quote", "evidence_ids", "label", "reason")
-    elif variant in ("label_only", "contradiction"):
+    elif variant == "label_only":
         order = ("label",)
     return json.dumps({name: fields[name] for name in order}, ensure_ascii=False)
 
@@ -186,6 +188,11 @@ def verdict_response(
         for name, p in label_alternatives(scores).items():
             answers[YES_NO[name]] = answers.get(YES_NO[name], 0.0) + p
         logprobs = logprob_content(content, answers, chosen=YES_NO[label], key="answer")
+    elif scores is not None and variant == "contradiction":
+        p_yes = scores.get("contradicted", 0.0)
+        chosen = "yes" if label == "contradicted" else "no"
+        alternatives = {"yes": p_yes, "no": 1.0 - p_yes}
+        logprobs = logprob_content(content, alternatives, chosen=chosen, key="answer")
     elif scores is not None:
         logprobs = logprob_content(content, label_alternatives(scores), chosen=label)
     return chat_completion(content, logprobs=logprobs, finish_reason=finish_reason)

@@ -173,11 +173,8 @@ class VerdictYesNo(BaseModel):
         return YES_NO_LABELS[self.answer]
 
 
-# The contradiction probe after a yes/no "no": contradicted, or only not stated.
-CONTRADICTION_LABELS: dict[str, JudgeLabel] = {
-    "contradicted": "contradicted",
-    "unsupported": "unsupported",
-}
+# The contradiction probe after a yes/no "no": does the document make the claim false?
+CONTRADICTION_LABELS: dict[str, JudgeLabel] = {"yes": "contradicted", "no": "unsupported"}
 # The assistant turn the probe's conversation carries: the verdict it follows.
 UNSUPPORTED_ANSWER = '{"answer": "no"}'
 
@@ -185,11 +182,15 @@ UNSUPPORTED_ANSWER = '{"answer": "no"}'
 class VerdictContradiction(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    label: Literal["contradicted", "unsupported"]
+    answer: Literal["yes", "no"]
 
     reason: ClassVar[str] = ""
     evidence_quote: ClassVar[str] = ""
     evidence_ids: ClassVar[list[str]] = []
+
+    @property
+    def label(self) -> JudgeLabel:
+        return CONTRADICTION_LABELS[self.answer]
 
 
 VerdictModel = (
@@ -381,7 +382,7 @@ def answer_vocabulary(variant: PromptVariant) -> tuple[str, Mapping[str, JudgeLa
     if variant == "yes_no":
         return "answer", YES_NO_LABELS
     if variant == "contradiction":
-        return "label", CONTRADICTION_LABELS
+        return "answer", CONTRADICTION_LABELS
     return "label", LABEL_VALUES
 
 
