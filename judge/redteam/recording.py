@@ -3,7 +3,8 @@
 Every judge prompt is a system message and a user message; the user message holds fenced data
 blocks ``<<<KIND-nonce>>>`` … ``<<<END-KIND-nonce>>>``, each opened and closed once, in turn,
 all with one nonce. Text in the data that could open or close a fence or a chat turn must have
-been neutralised before it was sent.
+been neutralised before it was sent. The contradiction probe adds two turns that hold no data:
+the verdict it follows and the probe's question, both exactly as the templates write them.
 """
 
 from __future__ import annotations
@@ -12,9 +13,13 @@ import json
 import re
 import time
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 import httpx
+
+from judge.judges.templates import render_block
+from judge.pipeline.entail.verdict import CONTRADICTION_TEMPLATE, UNSUPPORTED_ANSWER
 
 _MARKER = re.compile(r"<<<(END-)?([A-Z]+)-([0-9a-f]+)>>>")
 _SYSTEM_NONCE = re.compile(r"<<<[A-Z]+-([0-9a-f]+)>>>")
@@ -58,9 +63,11 @@ def structure_problems(body: Mapping[str, Any]) -> list[str]:
     if not isinstance(messages, list):
         return ["the request has no message list"]
     roles = [m.get("role") if isinstance(m, dict) else None for m in messages]
-    if roles != ["system", "user"]:
+    if roles[:2] != ["system", "user"] or roles[2:] not in ([], ["assistant", "user"]):
         return [f"messages are {roles}, not one system and one user message"]
-    system, user = (str(m.get("content", "")) for m in messages)
+    if roles[2:] and [m.get("content") for m in messages[2:]] != list(_probe_turns()):
+        return ["the turns after the user message are not the contradiction probe's"]
+    system, user = (str(m.get("content", "")) for m in messages[:2])
     problems: list[str] = []
     markers = list(_MARKER.finditer(user))
     if not markers:
@@ -82,6 +89,12 @@ def structure_problems(body: Mapping[str, Any]) -> list[str]:
     if any(token in user for token in _SPECIAL):
         problems.append("special-token syntax ('<|' or '|>') in the user message")
     return problems
+
+
+@cache
+def _probe_turns() -> tuple[str, str]:
+    """The two turns the contradiction probe appends, as the templates write them."""
+    return UNSUPPORTED_ANSWER, render_block(CONTRADICTION_TEMPLATE, "followup")
 
 
 def _pairing(markers: list[re.Match[str]]) -> list[str]:

@@ -117,17 +117,20 @@ def test_a_request_dict_still_works_as_the_first_argument(tmp_path: Path) -> Non
         judge.verify_sync(request, answer=WRONG)
 
 
-def test_one_verifier_opens_the_judge_once_and_fences_each_call_anew(tmp_path: Path) -> None:
+def test_one_verifier_opens_the_judge_once_and_fences_by_evidence(tmp_path: Path) -> None:
+    # Calls on the same evidence share its fence nonce (the server reuses the evidence prefix);
+    # other evidence gets another.
+    other_evidence = [*EVIDENCE, "Gift cards are not refundable."]
     marks = [0]
     with served() as (fake, url), judge.Verifier(settings_on(url, tmp_path)) as verifier:
-        for _ in range(3):
-            assert verifier.verify_sync(answer=FAITHFUL, evidence=EVIDENCE).passed
+        for evidence in (EVIDENCE, EVIDENCE, other_evidence):
+            assert verifier.verify_sync(answer=FAITHFUL, evidence=evidence).passed
             marks.append(len(fake.requests))
     # The model id is looked up once, when the judge is opened.
     assert fake.model_list_calls == 1
     per_call = [nonces(fake.requests[a:b]) for a, b in itertools.pairwise(marks)]
-    assert all(per_call)
-    assert not (per_call[0] & per_call[1]) and not (per_call[1] & per_call[2])
+    assert all(len(n) == 1 for n in per_call)
+    assert per_call[0] == per_call[1] and not (per_call[1] & per_call[2])
 
 
 def verdict_requests(fake: FakeJudgeServer) -> int:
