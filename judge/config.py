@@ -178,11 +178,12 @@ class Settings(BaseSettings):
     @classmethod
     def _conclusion_from_bool(cls, value: Any) -> Any:
         # The setting was a boolean before it had a "question" value; keep old configs working.
+        if isinstance(value, str):
+            value = {"true": True, "1": True, "false": False, "0": False}.get(
+                value.strip().lower(), value
+            )
         if isinstance(value, bool):
             return ConclusionPolicy.ALWAYS if value else ConclusionPolicy.NEVER
-        if isinstance(value, str) and value.strip().lower() in {"true", "false", "1", "0"}:
-            on = value.strip().lower() in {"true", "1"}
-            return ConclusionPolicy.ALWAYS if on else ConclusionPolicy.NEVER
         return value
 
     @field_validator("base_url", mode="before")

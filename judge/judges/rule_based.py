@@ -28,7 +28,12 @@ import httpx
 
 from judge.pipeline.checks.text import normalise
 from judge.pipeline.claims.sentences import content_words, word_form
-from judge.pipeline.entail.verdict import label_value_offset
+from judge.pipeline.entail.verdict import (
+    CONTRADICTION_LABELS,
+    YES_NO_LABELS,
+    VerdictContradiction,
+    label_value_offset,
+)
 
 FAKE_MODEL = "rule-judge"
 FAKE_BASE_URL = "http://rule-judge.invalid/v1"
@@ -115,12 +120,10 @@ class RuleJudge:
         if schema.startswith("Verdict"):
             fields = body["response_format"]["json_schema"].get("schema", {}).get("properties", {})
             verdict = self.verdict(user)
-            if schema == "VerdictContradiction":  # the probe: does the evidence make it false?
-                answer = "yes" if verdict["label"] == "contradicted" else "no"
-                content = json.dumps({"answer": answer})
-                return _completion(content, self._logprobs(content, "answer", YES_NO))
-            if "answer" in fields:  # the yes/no question: no contradiction answer
-                answer = "yes" if verdict["label"] == "supported" else "no"
+            if "answer" in fields:  # a yes/no question: the verdict, or the contradiction probe
+                probe = schema == VerdictContradiction.__name__
+                meant = (CONTRADICTION_LABELS if probe else YES_NO_LABELS)["yes"]
+                answer = "yes" if verdict["label"] == meant else "no"
                 content = json.dumps({"answer": answer})
                 return _completion(content, self._logprobs(content, "answer", YES_NO))
             order = [name for name in fields if name in verdict] or list(verdict)

@@ -157,40 +157,35 @@ class VerdictLabelOnly(BaseModel):
 # (judge.pipeline.entail.aggregate).
 # The answer token's probability is the score.
 YES_NO_LABELS: dict[str, JudgeLabel] = {"yes": "supported", "no": "unsupported"}
-
-
-class VerdictYesNo(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    answer: Literal["yes", "no"]
-
-    reason: ClassVar[str] = ""
-    evidence_quote: ClassVar[str] = ""
-    evidence_ids: ClassVar[list[str]] = []
-
-    @property
-    def label(self) -> JudgeLabel:
-        return YES_NO_LABELS[self.answer]
-
-
 # The contradiction probe after a yes/no "no": does the document make the claim false?
 CONTRADICTION_LABELS: dict[str, JudgeLabel] = {"yes": "contradicted", "no": "unsupported"}
 # The assistant turn the probe's conversation carries: the verdict it follows.
 UNSUPPORTED_ANSWER = '{"answer": "no"}'
 
 
-class VerdictContradiction(BaseModel):
+# A yes/no reply; ``labels`` says which label each answer stands for. (A comment, not a
+# docstring: docstrings reach the server inside the JSON schema.)
+class _YesNoAnswer(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     answer: Literal["yes", "no"]
 
+    labels: ClassVar[Mapping[str, JudgeLabel]]
     reason: ClassVar[str] = ""
     evidence_quote: ClassVar[str] = ""
     evidence_ids: ClassVar[list[str]] = []
 
     @property
     def label(self) -> JudgeLabel:
-        return CONTRADICTION_LABELS[self.answer]
+        return self.labels[self.answer]
+
+
+class VerdictYesNo(_YesNoAnswer):
+    labels: ClassVar[Mapping[str, JudgeLabel]] = YES_NO_LABELS
+
+
+class VerdictContradiction(_YesNoAnswer):
+    labels: ClassVar[Mapping[str, JudgeLabel]] = CONTRADICTION_LABELS
 
 
 VerdictModel = (
