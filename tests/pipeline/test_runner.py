@@ -586,3 +586,28 @@ async def test_a_check_that_crashes_fails_its_claim_closed(monkeypatch: pytest.M
     assert "check broken failed" in (response.verdicts[0].error or "")
     assert response.action is Action.BLOCK
     assert fake.requests == []  # nothing reached the judge
+
+
+@pytest.mark.parametrize("fault", ["timeout", "garbage"])
+async def test_a_contradiction_probe_the_judge_cannot_answer_blocks(fault: str) -> None:
+    # The yes/no verdict finds the claim unsupported; the follow-up probe then fails. The claim
+    # is a verifier error and the answer is blocked, not repaired as merely unsupported.
+    def script(body: dict[str, Any]) -> Any:
+        name = body["response_format"]["json_schema"]["name"]
+        if name == "VerdictContradiction":
+            return read_timeout() if fault == "timeout" else invalid_json_response()
+        return verdict_response(
+            "unsupported", variant="yes_no", scores={"supported": 0.1, "unsupported": 0.9}
+        )
+
+    fake = FakeJudgeServer(script)
+    settings = fake_settings(check_conclusion=False, verdict_variant="yes_no", reasks=0)
+    response = await verify(passing_refund_answer(), settings, judge=fake.judge(settings))
+    probes = [
+        r
+        for r in fake.requests
+        if r["response_format"]["json_schema"]["name"] == "VerdictContradiction"
+    ]
+    assert probes
+    assert set(labels(response).values()) == {Label.VERIFIER_ERROR}
+    assert response.action is Action.BLOCK
