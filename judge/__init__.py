@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         ConclusionPolicy,
         EvidenceMode,
         Extractor,
+        ProbePolicy,
         Settings,
         load_settings,
     )
@@ -82,6 +83,7 @@ _EXPORTS = {
         "ConclusionPolicy",
         "EvidenceMode",
         "Extractor",
+        "ProbePolicy",
         "Settings",
         "load_settings",
     ),
@@ -174,6 +176,7 @@ __all__ = [
     "Pingable",
     "Premise",
     "PremisePiece",
+    "ProbePolicy",
     "RepairEdit",
     "RequestDeadlineExceeded",
     "RequestScoped",

@@ -34,6 +34,14 @@ class ConclusionPolicy(StrEnum):
     NEVER = "never"
 
 
+class ProbePolicy(StrEnum):
+    # The probe only tells block (contradicted) from repair (unsupported): once an answer is
+    # blocked for another reason, asking it changes no action, only a claim's label.
+    UNLESS_BLOCKED = "unless_blocked"
+    ALWAYS = "always"
+    NEVER = "never"
+
+
 class Extractor(StrEnum):
     SENTENCE = "sentence"  # one claim per sentence, no model call
     LLM = "llm"  # FActScore-style decomposition into atomic facts
@@ -85,11 +93,14 @@ class Settings(BaseSettings):
             "claim is as supported as its weakest sentence"
         ),
     )
-    contradiction_probe: bool = Field(
-        default=True,
+    contradiction_probe: ProbePolicy = Field(
+        default=ProbePolicy.UNLESS_BLOCKED,
         description=(
-            "with the yes_no variant, ask claims it finds unsupported the three-way question, "
-            "so contradictions are reported apart"
+            "with the yes_no variant, ask claims it finds unsupported whether the evidence "
+            "makes them false, so contradictions block apart from repairable gaps: "
+            "unless_blocked (in answer order, until the answer is blocked by another claim or "
+            "a contradiction found; claims left unprobed stay unsupported) | always | never; "
+            "true and false mean always and never"
         ),
     )
 
@@ -174,16 +185,16 @@ class Settings(BaseSettings):
     audit_cli: bool = False
     local_model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 
-    @field_validator("check_conclusion", mode="before")
+    @field_validator("check_conclusion", "contradiction_probe", mode="before")
     @classmethod
-    def _conclusion_from_bool(cls, value: Any) -> Any:
-        # The setting was a boolean before it had a "question" value; keep old configs working.
+    def _policy_from_bool(cls, value: Any) -> Any:
+        # Both settings were booleans before they had a third value; keep old configs working.
         if isinstance(value, str):
             value = {"true": True, "1": True, "false": False, "0": False}.get(
                 value.strip().lower(), value
             )
         if isinstance(value, bool):
-            return ConclusionPolicy.ALWAYS if value else ConclusionPolicy.NEVER
+            return "always" if value else "never"
         return value
 
     @field_validator("base_url", mode="before")

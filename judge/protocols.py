@@ -31,8 +31,8 @@ class Judge(Protocol):
 
 @runtime_checkable
 class ContradictionProbe(Protocol):
-    """Asks a three-way question (supported / unsupported / contradicted) of a claim that a
-    binary judge found unsupported, to keep contradictions apart from missing support."""
+    """Asks whether the evidence makes a claim false, of a claim that a binary judge found
+    unsupported, to keep contradictions apart from missing support."""
 
     async def probe_contradiction(
         self, claim: Claim, premise: Premise, question: str | None = None

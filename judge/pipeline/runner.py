@@ -11,11 +11,11 @@ from __future__ import annotations
 import functools
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from judge.config import Settings, load_settings
+from judge.config import ProbePolicy, Settings, load_settings
 from judge.judges.binding import bind_request
 from judge.judges.endpoint import judge_for_run
 from judge.judges.wrappers import UnavailableJudge
@@ -29,7 +29,7 @@ from judge.pipeline.claims.sentences import coverage, is_factual
 from judge.pipeline.context import ClaimContext, RequestContext
 from judge.pipeline.entail.claim import fits_one_window
 from judge.pipeline.entail.select import PassageCover, rank_passages
-from judge.pipeline.entail.stage import entail_all, error_verdict
+from judge.pipeline.entail.stage import Entailed, entail_all, error_verdict, probe_pending
 from judge.pipeline.entail.thresholds import Thresholds, active_thresholds
 from judge.pipeline.first_tier import compare_first_tier
 from judge.pipeline.inputs import parse_request
@@ -99,19 +99,28 @@ async def verify(
             passage_search(ledger, settings),
             passage_widener(ledger, settings),
         )
-        verdicts = await stage.run(claims, extraction.errors, judge_view)
         report = (
             coverage(req.answer, claims, extraction.sentences)
             if req.answer is not None
             else CoverageReport()
         )
+
+        def blocked(verdicts: Sequence[ClaimVerdict]) -> bool:
+            return run.decide(verdicts, report, stuffing).action is Action.BLOCK
+
+        entailed = await stage.run(claims, extraction.errors, judge_view)
+        verdicts = await stage.settle(entailed, judge_view, blocked)
         # The conclusion can only fail an answer its claims pass: it is extracted and judged
         # then, and an answer its claims already fail is repaired or regenerated and verified
         # again, conclusion and all.
         if run.decide(verdicts, report, stuffing).action is Action.PASS:
             conclusion = await add_conclusion(extraction, req, extractor, settings)
             if conclusion is not None:
-                verdicts += await stage.run([conclusion], extraction.errors, judge_view)
+                claimed = list(verdicts)
+                entailed = await stage.run([conclusion], extraction.errors, judge_view)
+                verdicts += await stage.settle(
+                    entailed, judge_view, lambda more: blocked([*claimed, *more])
+                )
         if req.first_tier is not None:
             verdicts = compare_first_tier(verdicts, req.first_tier)
         calls = extraction.calls + sum(v.judge.calls for v in verdicts if v.judge is not None)
@@ -123,7 +132,8 @@ async def verify(
 @dataclass(frozen=True)
 class _ClaimStage:
     """Stages 3-5 for a list of claims: alignment, the injection screen and the exact checks,
-    then the judge for the claims those left open."""
+    then the judge for the claims those left open (``run``); then the contradiction probe for
+    the unsupported ones the setting wants probed (``settle``)."""
 
     context: RequestContext
     checks: list[Check]
@@ -133,7 +143,7 @@ class _ClaimStage:
 
     async def run(
         self, claims: Sequence[Claim], errors: Mapping[str, str], judge: Judge | None
-    ) -> list[ClaimVerdict]:
+    ) -> list[Entailed]:
         ledger, settings = self.context.ledger, self.context.settings
         alignments = align_claims(
             claims,
@@ -145,28 +155,48 @@ class _ClaimStage:
             is_factual=is_factual,
             widen=self.widen,
         )
-        verdicts: list[ClaimVerdict | None] = [None] * len(alignments)
+        results: list[Entailed | None] = [None] * len(alignments)
         pending: list[tuple[int, ClaimContext]] = []
         screen = InjectionScreen(ledger, self.context.question, self.answer)
         for index, alignment in enumerate(alignments):
             error = errors.get(alignment.claim.id)
             if error is not None:
-                verdicts[index] = error_verdict(alignment.claim, [], error)
+                results[index] = Entailed(error_verdict(alignment.claim, [], error))
                 continue
             # Text addressed to the judge never reaches it: the claim goes to review.
             flagged = screen.verdict(alignment) if settings.detect_injection else None
             if flagged is not None:
-                verdicts[index] = flagged
+                results[index] = Entailed(flagged)
                 continue
             verdict, outcomes = pre_judge(alignment, ledger, self.checks)
             if verdict is not None:
-                verdicts[index] = verdict
+                results[index] = Entailed(verdict)
             else:
                 pending.append((index, self.context.for_claim(alignment, outcomes)))
         judged = await entail_all([claim for _, claim in pending], judge)
-        for (index, _), verdict in zip(pending, judged, strict=True):
-            verdicts[index] = verdict
-        return [v for v in verdicts if v is not None]
+        for (index, _), entailed in zip(pending, judged, strict=True):
+            results[index] = entailed
+        return [e for e in results if e is not None]
+
+    async def settle(
+        self,
+        entailed: Sequence[Entailed],
+        judge: Judge | None,
+        blocked: Callable[[Sequence[ClaimVerdict]], bool],
+    ) -> list[ClaimVerdict]:
+        """The verdicts, with the contradiction probe asked where the setting wants it. The
+        probe only tells block from repair, so by default it is asked only until ``blocked``
+        says the answer is blocked (by another claim or by a contradiction it found); the
+        unsupported claims not probed stay unsupported."""
+        verdicts = [e.verdict for e in entailed]
+        policy = self.context.settings.contradiction_probe
+        if judge is None or policy is ProbePolicy.NEVER:
+            return verdicts
+        if policy is ProbePolicy.ALWAYS:
+            return await probe_pending(entailed, judge)
+        if blocked(verdicts):
+            return verdicts
+        return await probe_pending(entailed, judge, until=blocked)
 
 
 def passage_search(ledger: EvidenceLedger, settings: Settings) -> PassageRanker:

@@ -15,6 +15,7 @@ PUBLIC = {
     "Extractor", "FirstTierClaim", "FirstTierSignal", "GeneratorFault", "InputError", "Judge",
     "JudgeError", "JudgeOutputInvalid", "JudgeTrace", "JudgeUnavailable", "Label",
     "LimitExceeded", "LocalServerError", "Passage", "Pingable", "Premise", "PremisePiece",
+    "ProbePolicy",
     "RepairEdit", "RequestDeadlineExceeded", "RequestScoped", "Settings", "StructuredClaim",
     "Verifier", "VerifierFault", "VerifyRequest", "VerifyResponse", "__version__",
     "build_request", "load_settings", "verify", "verify_sync",

@@ -8,7 +8,7 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
-from judge.config import ConclusionPolicy, Settings
+from judge.config import ConclusionPolicy, ProbePolicy, Settings
 from judge.judges.cache import VerdictCache
 from judge.pipeline.runner import verify
 from judge.schemas import Action, Label
@@ -451,10 +451,11 @@ async def test_yes_no_variant_scores_claims_and_leaves_contradictions_to_the_che
             assert verdict.evidence, "the evidence judged is reported as passage spans"
     assert response.action is not Action.PASS
 
-    # With the probe on, each claim the yes/no judge finds unsupported is asked once more, as a
-    # follow-up turn of its yes/no conversation: the same first two messages, then its "no".
+    # With the probe always on (this answer is blocked anyway), each claim the yes/no judge
+    # finds unsupported is asked once more, as a follow-up turn of its yes/no conversation: the
+    # same first two messages, then its "no".
     fake = FakeJudgeServer()
-    probed = settings.model_copy(update={"contradiction_probe": True})
+    probed = settings.model_copy(update={"contradiction_probe": ProbePolicy.ALWAYS})
     response = await verify(example("refund_policy.json"), probed, judge=fake.judge(probed))
     names = [r["response_format"]["json_schema"]["name"] for r in fake.requests]
     unsupported = [v for v in response.verdicts if v.label is Label.UNSUPPORTED]
@@ -608,6 +609,91 @@ async def test_a_contradiction_probe_the_judge_cannot_answer_blocks(fault: str) 
         for r in fake.requests
         if r["response_format"]["json_schema"]["name"] == "VerdictContradiction"
     ]
-    assert probes
-    assert set(labels(response).values()) == {Label.VERIFIER_ERROR}
+    # The failed probe blocks the answer, so the probing stops there.
+    assert len(probes) == 1
+    assert list(labels(response).values()) == [Label.VERIFIER_ERROR, Label.UNSUPPORTED]
     assert response.action is Action.BLOCK
+
+
+def _unsupported_then_contradicted(body: dict[str, Any]) -> Any:
+    """A yes/no judge that finds every claim unsupported, and a probe that finds it false."""
+    if body["response_format"]["json_schema"]["name"] == "VerdictContradiction":
+        scores = {"unsupported": 0.2, "contradicted": 0.8}
+        return verdict_response("contradicted", variant="contradiction", scores=scores)
+    return verdict_response(
+        "unsupported", variant="yes_no", scores={"supported": 0.1, "unsupported": 0.9}
+    )
+
+
+def probe_requests_in(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        r for r in requests if r["response_format"]["json_schema"]["name"] == "VerdictContradiction"
+    ]
+
+
+def probe_requests(fake: FakeJudgeServer) -> list[dict[str, Any]]:
+    return probe_requests_in(fake.requests)
+
+
+async def test_by_default_the_probe_is_asked_only_while_it_can_change_the_action() -> None:
+    assert Settings().contradiction_probe is ProbePolicy.UNLESS_BLOCKED
+    settings = fake_settings(check_conclusion=False, verdict_variant="yes_no")
+
+    # Nothing else blocks this answer: its unsupported claims are probed in order until one is
+    # found false, which blocks the answer; the claim after it is left unsupported.
+    fake = FakeJudgeServer(_unsupported_then_contradicted)
+    response = await verify(passing_refund_answer(), settings, judge=fake.judge(settings))
+    assert list(labels(response).values()) == [Label.CONTRADICTED, Label.UNSUPPORTED]
+    assert len(probe_requests(fake)) == 1
+    assert response.action is Action.BLOCK
+
+    # A probe that finds no contradiction blocks nothing: the next claim is probed too.
+    def second_is_false(body: dict[str, Any]) -> Any:
+        if "original payment" in fenced(body)["CLAIM"] or not probe_requests_in([body]):
+            return _unsupported_then_contradicted(body)
+        scores = {"unsupported": 0.9, "contradicted": 0.1}
+        return verdict_response("unsupported", variant="contradiction", scores=scores)
+
+    fake = FakeJudgeServer(second_is_false)
+    response = await verify(passing_refund_answer(), settings, judge=fake.judge(settings))
+    assert list(labels(response).values()) == [Label.UNSUPPORTED, Label.CONTRADICTED]
+    assert len(probe_requests(fake)) == 2
+
+    # A failed number check blocks this one before any judge call: the probe would change no
+    # action, so it is not asked, and the judged claims stay unsupported.
+    fake = FakeJudgeServer(_unsupported_then_contradicted)
+    response = await verify(example("refund_policy.json"), settings, judge=fake.judge(settings))
+    assert Label.NUMBER_MISMATCH in labels(response).values()
+    judged = [v for v in response.verdicts if v.judge is not None]
+    assert judged and {v.label for v in judged} == {Label.UNSUPPORTED}
+    assert all(v.judge is not None and v.judge.calls == 1 for v in judged)
+    assert probe_requests(fake) == []
+    assert response.action is Action.BLOCK
+
+    # "always" asks it all the same; "never" never does.
+    always = settings.model_copy(update={"contradiction_probe": ProbePolicy.ALWAYS})
+    fake = FakeJudgeServer(_unsupported_then_contradicted)
+    response = await verify(example("refund_policy.json"), always, judge=fake.judge(always))
+    assert len(probe_requests(fake)) == len(judged)
+    assert Label.UNSUPPORTED not in labels(response).values()
+    never = settings.model_copy(update={"contradiction_probe": ProbePolicy.NEVER})
+    fake = FakeJudgeServer(_unsupported_then_contradicted)
+    response = await verify(passing_refund_answer(), never, judge=fake.judge(never))
+    assert probe_requests(fake) == []
+    assert set(labels(response).values()) == {Label.UNSUPPORTED}
+    assert response.action is not Action.PASS
+
+
+@pytest.mark.parametrize(
+    ("value", "policy"),
+    [
+        (True, ProbePolicy.ALWAYS),
+        (False, ProbePolicy.NEVER),
+        ("false", ProbePolicy.NEVER),
+        ("unless_blocked", ProbePolicy.UNLESS_BLOCKED),
+    ],
+)
+def test_boolean_probe_settings_keep_their_meaning(value: object, policy: ProbePolicy) -> None:
+    assert Settings.model_validate({"contradiction_probe": value}).contradiction_probe is policy
+    with pytest.raises(ValidationError, match="contradiction_probe"):
+        Settings.model_validate({"contradiction_probe": "sometimes"})

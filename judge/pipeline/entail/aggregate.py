@@ -25,6 +25,22 @@ class ClaimJudgement:
     window: int
     results: list[EntailmentResult] = field(default_factory=list)
     view: int = 0  # which evidence view decided (see judge_over_views)
+    # Set on an unsupported claim the judge could not call contradicted: what the
+    # contradiction probe would ask, if the caller decides to ask it (see probe_judgement).
+    probe_target: ProbeTarget | None = None
+
+
+@dataclass(frozen=True)
+class ProbeTarget:
+    """The contradiction probe's question about an unsupported claim: the claim, or its weakest
+    sentence, on the windows it was judged on. A contradiction it finds is placed at ``view``
+    and, when given, ``window`` (a sentence's windows are the whole claim's passages, so its
+    contradiction points where the whole claim was judged)."""
+
+    claim: Claim
+    premises: Sequence[Premise]
+    view: int = 0
+    window: int | None = None
 
 
 def _can_contradict(results: Sequence[EntailmentResult]) -> bool:
@@ -43,16 +59,14 @@ async def judge_over_windows(
     question: str | None,
     t_entail: float,
     t_contra: float,
-    probe: ContradictionProbe | None = None,
 ) -> ClaimJudgement:
     """Supported if any window supports the claim, contradicted if any window contradicts it
     (contradiction wins, so judging stops at the first). A ``VerifierFault`` from any window
     propagates: a claim is never decided on part of its evidence.
 
-    With a judge that cannot say "contradicted" (no contradiction score and never that label)
-    and a ``probe``, an unsupported claim is asked again, three-way, window by window, and is
-    contradicted if a window's P(contradicted) reaches ``t_contra``. The probe only splits the
-    unsupported: it never turns a claim supported."""
+    With a judge that cannot say "contradicted" (no contradiction score and never that label),
+    an unsupported claim gets a ``probe_target``: :func:`probe_judgement` can ask it again,
+    window by window, whether the evidence makes it false."""
     if not premises:
         raise ValueError(f"claim {claim.id!r} has no premise to be judged against")
     results: list[EntailmentResult] = []
@@ -76,8 +90,8 @@ async def judge_over_windows(
         deciding = max(range(len(results)), key=lambda i: results[i].p_supported or 0.0)
 
     judgement = _judgement(label, results[deciding], premises[deciding], results)
-    if label is Label.UNSUPPORTED and probe is not None and not _can_contradict(results):
-        return await _probed(judgement, probe, claim, premises, question, t_contra)
+    if label is Label.UNSUPPORTED and not _can_contradict(results):
+        judgement.probe_target = ProbeTarget(claim, premises)
     return judgement
 
 
@@ -88,14 +102,13 @@ async def judge_over_views(
     question: str | None,
     t_entail: float,
     t_contra: float,
-    probe: ContradictionProbe | None = None,
 ) -> ClaimJudgement:
     """Judge the claim on each evidence view (the selected sentences, the whole passages); its
     support score is the mean of the views' scores, so each view can outvote the other's
     misreading. Contradiction in any view wins; without scores, supported needs every view.
-    One view is :func:`judge_over_windows`. The probe runs once, on the first view."""
+    One view is :func:`judge_over_windows`. The probe target is the first view."""
     if len(views) == 1:
-        return await judge_over_windows(judge, claim, views[0], question, t_entail, t_contra, probe)
+        return await judge_over_windows(judge, claim, views[0], question, t_entail, t_contra)
     parts: list[ClaimJudgement] = []
     for premises in views:
         part = await judge_over_windows(judge, claim, premises, question, t_entail, t_contra)
@@ -109,8 +122,9 @@ async def judge_over_views(
     judgement = _spent_on(chosen, parts)
     judgement.label, judgement.p_supported = label, mean
     results = [result for part in parts for result in part.results]
-    if label is Label.UNSUPPORTED and probe is not None and not _can_contradict(results):
-        return await _probed(judgement, probe, claim, views[0], question, t_contra)
+    judgement.probe_target = None
+    if label is Label.UNSUPPORTED and not _can_contradict(results):
+        judgement.probe_target = ProbeTarget(claim, views[0])
     return judgement
 
 
@@ -175,16 +189,16 @@ async def _probed(
     question: str | None,
     t_contra: float,
 ) -> ClaimJudgement:
-    """Ask the three-way question window by window; contradicted at the first window whose
-    P(contradicted) reaches ``t_contra``. The support score stays the judge's own: the probe
-    answers a different question."""
+    """Ask the probe window by window; contradicted at the first window whose P(contradicted)
+    reaches ``t_contra``. The support score stays the judge's own: the probe answers a
+    different question."""
     spent = list(judgement.results)
     for premise in premises:
         probed = await probe.probe_contradiction(claim, premise, question)
         spent.append(probed)
         if decide_label(probed, 1.0, t_contra) is Label.CONTRADICTED:
             contradicted = _judgement(Label.CONTRADICTED, probed, premise, spent)
-            contradicted.p_supported, contradicted.view = judgement.p_supported, judgement.view
+            contradicted.p_supported = judgement.p_supported
             return contradicted
     unsupported = _with_spent(judgement, spent)
     unsupported.p_contradicted = _best([r.p_contradicted for r in spent])
@@ -198,14 +212,13 @@ async def judge_sentences(
     question: str | None,
     t_entail: float,
     t_contra: float,
-    probe: ContradictionProbe | None = None,
 ) -> ClaimJudgement:
     """A multi-sentence claim judged whole (``whole``) and sentence by sentence: it is as
     supported as its weakest part, and contradicted if any part is. Small judges pass a
     summary whose one edited sentence hides among true ones; asked alone, that sentence fails.
     ``view`` and ``window`` stay those of the whole claim's judgement, whose evidence views the
-    caller holds. When the sentences turn a supported claim unsupported, the weakest sentence
-    gets the contradiction probe the whole claim did not (see :func:`judge_over_windows`)."""
+    caller holds. When the sentences turn a supported claim unsupported, the probe target is
+    the weakest sentence (see :func:`judge_over_windows`)."""
     parts = [whole]
     for sentence, premises in sentences:
         part = await judge_over_windows(judge, sentence, premises, question, t_entail, t_contra)
@@ -219,14 +232,34 @@ async def judge_sentences(
     label, weakest = _pooled(parts, min, t_entail)
     judged = _with_spent(whole, spent)
     judged.label, judged.p_supported = label, weakest
+    if label is Label.UNSUPPORTED and _can_contradict(spent):
+        judged.probe_target = None
     if label is whole.label:
         return judged
     failing = min(range(1, len(parts)), key=lambda i: parts[i].p_supported or 0.0)
     judged.reason = parts[failing].reason
-    if label is Label.UNSUPPORTED and probe is not None and not _can_contradict(spent):
+    if label is Label.UNSUPPORTED and not _can_contradict(spent):
         sentence, premises = sentences[failing - 1]
-        probed = await _probed(judged, probe, sentence, premises, question, t_contra)
-        if probed.label is Label.CONTRADICTED:
-            probed.view, probed.window = whole.view, whole.window
-        return probed
+        judged.probe_target = ProbeTarget(sentence, premises, whole.view, whole.window)
     return judged
+
+
+async def probe_judgement(
+    judgement: ClaimJudgement,
+    probe: ContradictionProbe,
+    question: str | None,
+    t_contra: float,
+) -> ClaimJudgement:
+    """Ask the contradiction probe about a judgement's ``probe_target`` (unchanged without
+    one): contradicted if a window's P(contradicted) reaches ``t_contra``. The probe only splits
+    the unsupported: it never turns a claim supported."""
+    target = judgement.probe_target
+    if target is None:
+        return judgement
+    probed = await _probed(judgement, probe, target.claim, target.premises, question, t_contra)
+    probed.probe_target = None
+    if probed.label is Label.CONTRADICTED:
+        probed.view = target.view
+        if target.window is not None:
+            probed.window = target.window
+    return probed

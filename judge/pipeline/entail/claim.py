@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from judge.config import EvidenceMode, Settings
 from judge.pipeline.claims.sentences import split_sentences
 from judge.pipeline.context import ClaimContext
-from judge.pipeline.entail.aggregate import judge_over_views, judge_sentences
+from judge.pipeline.entail.aggregate import (
+    ClaimJudgement,
+    judge_over_views,
+    judge_sentences,
+    probe_judgement,
+)
 from judge.pipeline.entail.pointers import sentence_pointers
 from judge.pipeline.entail.select import select_evidence
 from judge.pipeline.entail.thresholds import Thresholds
@@ -38,20 +43,32 @@ def selected_spans(
     return [SourceSpan(s.passage_id, s.start, s.end) for s in selected]
 
 
-async def judge_claim(judge: Judge, context: ClaimContext) -> ClaimVerdict:
+@dataclass(frozen=True)
+class JudgedClaim:
+    """A claim the judge has answered: its judgement and what its verdict is built from. An
+    unsupported claim may still be probed for a contradiction (``judgement.probe_target``)."""
+
+    context: ClaimContext
+    judgement: ClaimJudgement
+    views: EvidenceViews
+    passages: list[Passage]
+
+    @property
+    def probe_pending(self) -> bool:
+        return self.judgement.probe_target is not None
+
+
+async def judge_claim(judge: Judge, context: ClaimContext) -> JudgedClaim:
     """Judge one aligned claim that passed the exact checks: its evidence views, windows and
-    sentences, the contradiction probe, and the verdict with its evidence pointers."""
+    sentences. The contradiction probe is left to the caller (:func:`probe_claim`)."""
     alignment, ledger, settings = context.alignment, context.ledger, context.settings
-    question, thresholds, outcomes = context.question, context.thresholds, context.outcomes
+    question, thresholds = context.question, context.thresholds
     # A claim aligned by search is judged against the passages search found.
     claim = alignment.claim.model_copy(update={"citations": alignment.passage_ids})
     passages = [p for pid in alignment.passage_ids if (p := ledger.get(pid)) is not None]
     views = evidence_views(claim, passages, ledger, settings)
-    probe = (
-        judge if settings.contradiction_probe and isinstance(judge, ContradictionProbe) else None
-    )
     result = await judge_over_views(
-        judge, claim, views.premises, question, thresholds.t_entail, thresholds.t_contra, probe
+        judge, claim, views.premises, question, thresholds.t_entail, thresholds.t_contra
     )
     sentences = sentence_claims(claim) if settings.judge_claim_sentences else []
     if len(sentences) > 1 and result.label is not Label.CONTRADICTED:
@@ -60,21 +77,43 @@ async def judge_claim(judge: Judge, context: ClaimContext) -> ClaimVerdict:
         whole = views.whole or claim_premises(claim, ledger, settings)
         each = [(sentence, whole) for sentence in sentences]
         result = await judge_sentences(
-            judge, result, each, question, thresholds.t_entail, thresholds.t_contra, probe
+            judge, result, each, question, thresholds.t_entail, thresholds.t_contra
         )
+    return JudgedClaim(context, result, views, passages)
+
+
+async def probe_claim(probe: ContradictionProbe, judged: JudgedClaim) -> JudgedClaim:
+    """The claim after the contradiction probe (unchanged when none is pending)."""
+    context = judged.context
+    judgement = await probe_judgement(
+        judged.judgement, probe, context.question, context.thresholds.t_contra
+    )
+    return replace(judged, judgement=judgement)
+
+
+def claim_verdict(judged: JudgedClaim) -> ClaimVerdict:
+    """The verdict of a judged claim, with its evidence pointers."""
+    context, result = judged.context, judged.judgement
+    thresholds = context.thresholds
     trace = result.trace.model_copy(update={"calibration_hash": thresholds.hash})
-    premises = views.premises[result.view]
+    premises = judged.views.premises[result.view]
     deciding = next((p for p in premises if p.window_index == result.window), premises[0])
-    evidence = pointer_spans(claim.text, deciding, passages, ledger, quoted=result.evidence)
+    evidence = pointer_spans(
+        context.alignment.claim.text,
+        deciding,
+        judged.passages,
+        context.ledger,
+        quoted=result.evidence,
+    )
     return ClaimVerdict(
-        claim=alignment.claim,
+        claim=context.alignment.claim,
         label=result.label,
         score=result.p_supported,
         contradiction_score=result.p_contradicted,
         reason=result.reason
         or score_reason(result.label, result.p_supported, result.p_contradicted, thresholds),
         evidence=evidence,
-        checks=outcomes,
+        checks=context.outcomes,
         judge=trace,
     )
 

@@ -7,7 +7,12 @@ from typing import Any
 import pytest
 
 from judge.errors import JudgeUnavailable
-from judge.pipeline.entail.aggregate import judge_over_views, judge_over_windows, judge_sentences
+from judge.pipeline.entail.aggregate import (
+    judge_over_views,
+    judge_over_windows,
+    judge_sentences,
+    probe_judgement,
+)
 from judge.pipeline.entail.types import Premise
 from judge.pipeline.entail.windows import SourceSpan, build_premises
 from judge.schemas import Claim, Label, Passage
@@ -132,7 +137,12 @@ async def test_probe_splits_a_yes_no_unsupported_into_contradicted() -> None:
     premises = build_premises([LONG], window_tokens=700, overlap_tokens=0)
     fake = FakeJudgeServer(_yes_no_script("contradicted", 0.7))
     judge = fake.judge(fake_settings(verdict_variant="yes_no"))
-    judgement = await judge_over_windows(judge, CLAIM, premises, None, 0.5, 0.5, probe=judge)
+    unprobed = await judge_over_windows(judge, CLAIM, premises, None, 0.5, 0.5)
+    # Judging leaves the probe to the caller: it names what to ask, and asks nothing.
+    assert unprobed.label is Label.UNSUPPORTED and unprobed.probe_target is not None
+    assert len(fake.requests) == len(premises)
+    judgement = await probe_judgement(unprobed, judge, None, 0.5)
+    assert judgement.probe_target is None
     assert judgement.label is Label.CONTRADICTED
     assert judgement.p_supported == pytest.approx(0.2)  # the yes/no judge's, not the probe's
     assert judgement.p_contradicted == pytest.approx(0.7)
@@ -145,7 +155,9 @@ async def test_probe_below_t_contra_leaves_the_claim_unsupported_after_every_win
     premises = _windows()
     fake = FakeJudgeServer(_yes_no_script("contradicted", 0.4))
     judge = fake.judge(fake_settings(verdict_variant="yes_no"))
-    judgement = await judge_over_windows(judge, CLAIM, premises, None, 0.5, 0.5, probe=judge)
+    judgement = await probe_judgement(
+        await judge_over_windows(judge, CLAIM, premises, None, 0.5, 0.5), judge, None, 0.5
+    )
     assert judgement.label is Label.UNSUPPORTED
     assert judgement.trace.calls == 2 * len(premises)
 
@@ -155,13 +167,17 @@ async def test_no_probe_for_supported_claims_or_judges_that_can_contradict() -> 
     fake = FakeJudgeServer()  # three-way label_first verdicts with P(contradicted)
     judge = fake.judge()
     claim = Claim(id="c2", text="Gift cards never expire.", citations=("L1",))
-    judgement = await judge_over_windows(judge, claim, premises, None, 0.5, 0.5, probe=judge)
+    judgement = await probe_judgement(
+        await judge_over_windows(judge, claim, premises, None, 0.5, 0.5), judge, None, 0.5
+    )
     assert judgement.label is Label.UNSUPPORTED
     assert len(fake.requests) == len(premises)  # it could have said contradicted: no probe
 
     fake = FakeJudgeServer()
     judge = fake.judge(fake_settings(verdict_variant="yes_no"))
-    judgement = await judge_over_windows(judge, CLAIM, premises, None, 0.5, 0.5, probe=judge)
+    judgement = await probe_judgement(
+        await judge_over_windows(judge, CLAIM, premises, None, 0.5, 0.5), judge, None, 0.5
+    )
     assert judgement.label is Label.SUPPORTED
     names = {r["response_format"]["json_schema"]["name"] for r in fake.requests}
     assert names == {"VerdictYesNo"}
@@ -201,7 +217,9 @@ async def test_two_views_are_scored_by_their_mean() -> None:
     views = _views()
     fake = FakeJudgeServer(_by_view(selected=0.3, whole=0.8))
     judge = fake.judge(fake_settings(verdict_variant="yes_no"))
-    judgement = await judge_over_views(judge, CLAIM, views, None, 0.5, 0.5, probe=judge)
+    judgement = await probe_judgement(
+        await judge_over_views(judge, CLAIM, views, None, 0.5, 0.5), judge, None, 0.5
+    )
     assert judgement.label is Label.SUPPORTED
     assert judgement.p_supported == pytest.approx(0.55)
     assert judgement.trace.calls == len(views[0]) + len(views[1]) == len(fake.requests)
@@ -209,7 +227,9 @@ async def test_two_views_are_scored_by_their_mean() -> None:
 
     fake = FakeJudgeServer(_by_view(selected=0.3, whole=0.6))
     judge = fake.judge(fake_settings(verdict_variant="yes_no"))
-    judgement = await judge_over_views(judge, CLAIM, views, None, 0.5, 0.5, probe=judge)
+    judgement = await probe_judgement(
+        await judge_over_views(judge, CLAIM, views, None, 0.5, 0.5), judge, None, 0.5
+    )
     assert judgement.label is Label.UNSUPPORTED
     assert judgement.p_supported == pytest.approx(0.45)
     # The probe asks once, on the first (selected) view.
@@ -293,9 +313,13 @@ async def test_the_failing_sentence_of_a_supported_claim_gets_the_probe() -> Non
 
     fake = FakeJudgeServer(script)
     judge = fake.judge(fake_settings(verdict_variant="yes_no"))
-    whole = await judge_over_windows(judge, claim, premises, None, 0.5, 0.5, probe=judge)
+    whole = await probe_judgement(
+        await judge_over_windows(judge, claim, premises, None, 0.5, 0.5), judge, None, 0.5
+    )
     assert whole.label is Label.SUPPORTED and not probed
-    judged = await judge_sentences(judge, whole, parts, None, 0.5, 0.5, probe=judge)
+    judged = await probe_judgement(
+        await judge_sentences(judge, whole, parts, None, 0.5, 0.5), judge, None, 0.5
+    )
     assert probed == [SECOND]  # the weakest sentence, not the whole claim
     assert judged.label is Label.CONTRADICTED
     assert judged.p_supported == pytest.approx(0.2) and judged.p_contradicted == pytest.approx(0.7)
@@ -304,6 +328,10 @@ async def test_the_failing_sentence_of_a_supported_claim_gets_the_probe() -> Non
     # Below t_contra the claim stays unsupported, with the probe's calls counted.
     fake = FakeJudgeServer(script)
     judge = fake.judge(fake_settings(verdict_variant="yes_no"))
-    whole = await judge_over_windows(judge, claim, premises, None, 0.5, 0.5, probe=judge)
-    judged = await judge_sentences(judge, whole, parts, None, 0.5, 0.8, probe=judge)
+    whole = await probe_judgement(
+        await judge_over_windows(judge, claim, premises, None, 0.5, 0.5), judge, None, 0.5
+    )
+    judged = await probe_judgement(
+        await judge_sentences(judge, whole, parts, None, 0.5, 0.8), judge, None, 0.8
+    )
     assert judged.label is Label.UNSUPPORTED and judged.trace.calls == 4
