@@ -1,11 +1,14 @@
 """The polarity check: a claim must not flip the polarity of the evidence sentence it restates.
 
-Entailment models are weakest on negation, antonym prefixes and quantifiers, so these are read
+Entailment models are weakest on negation, antonyms and quantifiers, so these are read
 here, exactly. The claim is compared with its best-matching evidence sentence (BM25, as
-evidence selection ranks them), clause by clause, for three kinds of flip:
+evidence selection ranks them), clause by clause, for four kinds of flip:
 
 * a word the claim states plainly that the evidence negates by prefix ("refunded" against
   "non-refundable", "available" against "unavailable"), or the other way round;
+* a word of the claim whose opposite the evidence states instead ("rose" against "fell",
+  "positive" against "negative"), from a short list of opposites that hold of one thing, not
+  converses ("A sold to B" is "B bought from A"); comparatives only outside a "than";
 * a negation ("not", "never", "no longer", "without", "fails to") on one side only;
 * opposite quantifiers ("all" against "none", "always" against "never").
 
@@ -77,6 +80,53 @@ _FUNCTION_WORDS = frozenset(
 )
 
 
+# Opposites that hold of one thing: either side of a pair, stated by the claim where its
+# evidence states the other, flips it. Converses ("sold" / "bought", "won" / "lost", "before" /
+# "after") are left out: they say the same thing with the parties swapped.
+_OPPOSITE_GROUPS: tuple[tuple[str, str], ...] = (
+    (
+        "increase increased increases increasing rise rises rose risen rising grow grows grew "
+        "grown growing climb climbed climbing surge surged soar soared jump jumped boost "
+        "boosted higher",
+        "decrease decreased decreases decreasing decline declined declines declining fall falls "
+        "fell fallen falling drop dropped drops dropping reduce reduced reduces reducing shrink "
+        "shrank shrunk plunge plunged slump slumped lower lowered",
+    ),
+    ("open opened opens reopened", "closed shut"),
+    (
+        "allow allowed allows permit permitted permits",
+        "prohibit prohibited prohibits forbid forbidden forbids ban banned bans",
+    ),
+    (
+        "accept accepted accepts approve approved approves",
+        "reject rejected rejects deny denied denies refuse refused refuses",
+    ),
+    ("include included includes including", "exclude excluded excludes excluding"),
+    ("add added adds", "remove removed removes"),
+    ("start started starts begin began begun", "stop stopped stops halt halted cease ceased"),
+    ("succeed succeeded succeeds success successful", "fail failed fails failure"),
+    ("positive", "negative"),
+    ("true correct accurate", "false wrong"),
+    ("safe", "dangerous"),
+    ("male men", "female women"),
+    ("alive survived survive survives", "dead died die dies"),
+    ("maximum", "minimum"),
+    ("majority", "minority"),
+    ("mandatory compulsory required obligatory", "optional voluntary"),
+    ("temporary temporarily", "permanent permanently"),
+    ("full fully", "partial partially"),
+    ("same identical", "different"),
+    ("indoor indoors", "outdoor outdoors"),
+    ("symptomatic", "asymptomatic"),
+    ("strong stronger strengthen", "weak weaker weaken"),
+    ("easy easier", "difficult"),
+    ("cheap cheaper", "expensive costly"),
+)
+# Comparatives compare two things: "higher in A than in B" is "lower in B than in A".
+_COMPARATIVES = frozenset({"higher", "lower", "stronger", "weaker", "easier", "cheaper"})
+_THAN = re.compile(r"\bthan\b", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class _Clause:
     text: str
@@ -84,6 +134,9 @@ class _Clause:
     prefixed: frozenset[str]  # stems that carry a negating prefix ("refund" of "non-refundable")
     negated: bool
     quantifier: str | None  # "all", "none" or "some"
+    # Per content word, its readings: the stem, and the stem without a negating prefix where it
+    # may have one ("increase" is also read as a negated "crease"). A word is held when either is.
+    readings: frozenset[frozenset[str]] = frozenset()
 
 
 class PolarityCheck:
@@ -94,7 +147,7 @@ class PolarityCheck:
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         text = normalise(claim)
         stated = _clause(text)
-        if len(stated.words | stated.prefixed) < MIN_CONTENT_WORDS:
+        if len(stated.readings) < MIN_CONTENT_WORDS:
             return None
         best = _best_clause(text, normalise(evidence), stated)
         if best is None:
@@ -136,12 +189,14 @@ def _best_clause(claim: str, evidence: str, stated: _Clause) -> tuple[_Clause, s
     """The evidence clause sharing most of the claim's content words, inside the claim's
     best-matching sentences, with its sentence and the share it holds."""
     ranked = sentence_index("evidence", evidence).rank(claim, top=3)
-    wanted = stated.words | stated.prefixed
     best: tuple[_Clause, str, float] | None = None
     for sentence in ranked:
         for part in _CLAUSE_BREAK.split(sentence.text):
             clause = _clause(part.strip())
-            held = len(wanted & (clause.words | clause.prefixed)) / len(wanted)
+            # A word whose opposite the clause states is held too: the clause restates the
+            # claim, with that word flipped.
+            stated_there = clause.words | clause.prefixed | opposite_stems(clause.words)
+            held = sum(1 for r in stated.readings if r & stated_there) / len(stated.readings)
             if held >= REVIEW_OVERLAP and (best is None or held > best[2]):
                 best = (clause, sentence.text, held)
     return best
@@ -172,6 +227,12 @@ def _flip(claim: _Clause, evidence: _Clause, claim_text: str, evidence_text: str
         if claim.negated == evidence.negated:
             return f"the claim negates {word!r} by its prefix"
         return None
+    opposed = _opposed(claim, evidence, claim_text, evidence_text)
+    if opposed is not None:
+        if claim.negated == evidence.negated:  # "did not fall" is no flip of "rose"
+            said, instead = opposed
+            return f"the claim says {said!r} where the evidence says {instead!r}"
+        return None
     quantifiers = {claim.quantifier, evidence.quantifier}
     # "all" against "some" is the hedge check's business; "none" against either is a flip.
     if None not in quantifiers and "none" in quantifiers and len(quantifiers) == 2:
@@ -183,6 +244,45 @@ def _flip(claim: _Clause, evidence: _Clause, claim_text: str, evidence_text: str
         side = "claim" if claim.negated else "evidence"
         return f"only the {side} is negated"
     return None
+
+
+def _opposed(
+    claim: _Clause, evidence: _Clause, claim_text: str, evidence_text: str
+) -> tuple[str, str] | None:
+    """A claim word and the opposite the evidence clause states instead. Not when either side
+    also states the other's sense ("prices rose after a fall in demand" speaks of two things),
+    when the evidence writes the claim's word anywhere, or for comparatives beside a "than"."""
+    for stem in sorted(claim.words - evidence.words):
+        for other in sorted(_OPPOSITE.get(stem, frozenset()) & (evidence.words - claim.words)):
+            if _SIDE[stem] & evidence.words or _SIDE[other] & claim.words:
+                continue
+            said, instead = _surface(stem, claim.text), _surface(other, evidence.text)
+            if said is None or instead is None:
+                continue
+            compared = _THAN.search(claim.text) or _THAN.search(evidence.text)
+            if {said, instead} & _COMPARATIVES and compared:
+                continue
+            if _plainly_in(said, evidence_text) or _plainly_in(instead, claim_text):
+                continue
+            return said, instead
+    return None
+
+
+def _surface(stem: str, text: str) -> str | None:
+    """The word of ``text`` (casefolded) that stems to ``stem``."""
+    for match in _WORD.finditer(text):
+        word = match.group(0).casefold().strip("'-")
+        if _stem(word) == stem:
+            return word
+    return None
+
+
+def opposite_stems(words: AbstractSet[str]) -> frozenset[str]:
+    """The stems of every listed opposite of ``words`` (stems)."""
+    found: set[str] = set()
+    for word in words:
+        found |= _OPPOSITE.get(word, frozenset())
+    return frozenset(found)
 
 
 _CONJUNCT = re.compile(r",?\s+\b(?:and|or)\b\s+", re.IGNORECASE)
@@ -228,6 +328,7 @@ def _clause(text: str) -> _Clause:
     plain = _NOT_NEGATION.sub(" ", text)
     words: set[str] = set()
     prefixed: set[str] = set()
+    readings: set[frozenset[str]] = set()
     for match in _WORD.finditer(plain):
         word = match.group(0).casefold().strip("'-")
         if (
@@ -238,18 +339,21 @@ def _clause(text: str) -> _Clause:
         ):
             continue
         bare = _NEGATING_PREFIX.sub("", word)
+        reading = {_stem(word)}
         if bare != word and len(_stem(bare)) >= 4:
             # Both readings: "increase" is not a negated "crease"; the claim and evidence
             # comparison only counts a prefix when the plain form is absent on that side.
             prefixed.add(_stem(bare))
+            reading.add(_stem(bare))
         words.add(_stem(word))
+        readings.add(frozenset(reading))
     prefixed -= words
     quantifier = (
         "none" if _NONE.search(plain) else "all" if _UNIVERSAL.search(plain)
         else "some" if _SOME.search(plain) else None
     )  # fmt: skip
     return _Clause(text, frozenset(words), frozenset(prefixed), bool(_NEGATION.search(plain)),
-                   quantifier)  # fmt: skip
+                   quantifier, frozenset(readings))  # fmt: skip
 
 
 def _stem(word: str) -> str:
@@ -258,3 +362,22 @@ def _stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
     return word
+
+
+def _sides() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """Each listed word's stem, mapped to the stems of its own side of the pair and to those
+    of the other side."""
+    side: dict[str, set[str]] = {}
+    opposite: dict[str, set[str]] = {}
+    for one, other in _OPPOSITE_GROUPS:
+        left = {_stem(word) for word in one.split()}
+        right = {_stem(word) for word in other.split()}
+        for group, facing in ((left, right), (right, left)):
+            for stem in group:
+                side.setdefault(stem, set()).update(group)
+                opposite.setdefault(stem, set()).update(facing)
+    frozen = {stem: frozenset(stems) for stem, stems in side.items()}
+    return frozen, {stem: frozenset(stems) for stem, stems in opposite.items()}
+
+
+_SIDE, _OPPOSITE = _sides()

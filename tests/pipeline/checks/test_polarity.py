@@ -112,3 +112,56 @@ def test_the_refund_examples_shipping_claim_is_contradicted() -> None:
     ):
         passed = CHECK(supported, _refund_evidence())
         assert passed is None or passed.status is CheckStatus.PASSED
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "said", "instead"),
+    [
+        ("The store is open on Sundays.", "The store is closed on Sundays.", "open", "closed"),
+        ("Prices increased in 2020.", "Prices decreased in 2020.", "increased", "decreased"),
+        ("The patient tested positive.", "The patient tested negative.", "positive", "negative"),
+        ("Turnout was higher this year.", "Turnout was lower this year.", "higher", "lower"),
+        ("The package includes a charger.", "The package excludes a charger.", "includes",
+         "excludes"),
+        ("Most infected children were asymptomatic.", "Most infected children were symptomatic.",
+         "asymptomatic", "symptomatic"),
+    ],
+)  # fmt: skip
+def test_an_opposite_word_in_the_restated_sentence_is_contradicted(
+    claim: str, evidence: str, said: str, instead: str
+) -> None:
+    outcome = CHECK(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is CheckStatus.FAILED and outcome.label is Label.CONTRADICTED
+    assert f"the claim says {said!r} where the evidence says {instead!r}" in outcome.detail
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # A negation on one side turns the opposite back: no flip.
+        ("Prices did not fall in 2020.", "Prices rose in 2020."),
+        # Comparatives beside "than" compare two things, in either order.
+        ("Risk was higher in men than in women.", "Risk was lower in women than in men."),
+        # Either side also states the other sense: two things, not a flip.
+        ("Prices increased in 2020.", "Prices rose in 2020 after a fall in demand."),
+        ("Unemployment fell in March.", "Unemployment rose in March, and fell in April."),
+        ("Sales rose as costs fell.", "Sales rose while costs fell."),
+        ("The mayor approved the plan.", "The council rejected the plan; the mayor approved it."),
+        # Converses are not listed: the same event with the parties swapped.
+        ("The club sold the player to Leeds.", "Leeds bought the player from the club."),
+        ("Spain lost to Italy in the final.", "Italy won against Spain in the final."),
+    ],
+)
+def test_opposites_that_do_not_flip_the_claim_pass(claim: str, evidence: str) -> None:
+    outcome = CHECK(claim, evidence)
+    assert outcome is None or outcome.status is CheckStatus.PASSED, outcome
+
+
+def test_a_word_read_with_and_without_a_prefix_counts_once_towards_the_overlap() -> None:
+    # "ineffective" is one word: before, its two readings made the claim look half-matched
+    # and the flip went to review instead of contradicted.
+    claim = "The drug was ineffective in mice."
+    evidence = "The drug was effective in mice."
+    outcome = CHECK(claim, evidence)
+    assert outcome is not None and outcome.label is Label.CONTRADICTED
