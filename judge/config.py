@@ -39,6 +39,9 @@ class ProbePolicy(StrEnum):
     # blocked for another reason, asking it changes no action, only a claim's label.
     UNLESS_BLOCKED = "unless_blocked"
     ALWAYS = "always"
+    # The default: on the embedded 1.5B judge the probe's P(contradicted) ranks no better than
+    # chance, and blocked faithful summaries more often than hallucinated ones
+    # (benchmarks/ACCURACY.md, fourth round). A stronger judge earns it back.
     NEVER = "never"
 
 
@@ -94,7 +97,7 @@ class Settings(BaseSettings):
         ),
     )
     contradiction_probe: ProbePolicy = Field(
-        default=ProbePolicy.UNLESS_BLOCKED,
+        default=ProbePolicy.NEVER,
         description=(
             "with the yes_no variant, ask claims it finds unsupported whether the evidence "
             "makes them false, so contradictions block apart from repairable gaps: "

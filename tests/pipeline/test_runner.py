@@ -163,7 +163,9 @@ async def test_a_failing_follow_up_call_fails_the_claim_closed(failure: Any, sta
         return failure()
 
     fake = FakeJudgeServer(script)
-    settings = fake_settings(check_conclusion=False, verdict_variant="yes_no")
+    settings = fake_settings(
+        check_conclusion=False, verdict_variant="yes_no", contradiction_probe="always"
+    )
     response = await verify(TWO_SENTENCES, settings, judge=fake.judge(settings))
     assert len(fake.requests) >= 2  # the failure came after a good first answer
     (verdict,) = response.verdicts
@@ -602,7 +604,12 @@ async def test_a_contradiction_probe_the_judge_cannot_answer_blocks(fault: str) 
         )
 
     fake = FakeJudgeServer(script)
-    settings = fake_settings(check_conclusion=False, verdict_variant="yes_no", reasks=0)
+    settings = fake_settings(
+        check_conclusion=False,
+        verdict_variant="yes_no",
+        reasks=0,
+        contradiction_probe="unless_blocked",
+    )
     response = await verify(passing_refund_answer(), settings, judge=fake.judge(settings))
     probes = [
         r
@@ -635,9 +642,10 @@ def probe_requests(fake: FakeJudgeServer) -> list[dict[str, Any]]:
     return probe_requests_in(fake.requests)
 
 
-async def test_by_default_the_probe_is_asked_only_while_it_can_change_the_action() -> None:
-    assert Settings().contradiction_probe is ProbePolicy.UNLESS_BLOCKED
-    settings = fake_settings(check_conclusion=False, verdict_variant="yes_no")
+async def test_unless_blocked_asks_the_probe_only_while_it_can_change_the_action() -> None:
+    settings = fake_settings(
+        check_conclusion=False, verdict_variant="yes_no", contradiction_probe="unless_blocked"
+    )
 
     # Nothing else blocks this answer: its unsupported claims are probed in order until one is
     # found false, which blocks the answer; the claim after it is left unsupported.
@@ -694,6 +702,7 @@ async def test_by_default_the_probe_is_asked_only_while_it_can_change_the_action
     ],
 )
 def test_boolean_probe_settings_keep_their_meaning(value: object, policy: ProbePolicy) -> None:
+    assert Settings().contradiction_probe is ProbePolicy.NEVER  # the default
     assert Settings.model_validate({"contradiction_probe": value}).contradiction_probe is policy
     with pytest.raises(ValidationError, match="contradiction_probe"):
         Settings.model_validate({"contradiction_probe": "sometimes"})
