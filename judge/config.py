@@ -100,10 +100,11 @@ class Settings(BaseSettings):
         default=ProbePolicy.NEVER,
         description=(
             "with the yes_no variant, ask claims it finds unsupported whether the evidence "
-            "makes them false, so contradictions block apart from repairable gaps: "
-            "unless_blocked (in answer order, until the answer is blocked by another claim or "
-            "a contradiction found; claims left unprobed stay unsupported) | always | never; "
-            "true and false mean always and never"
+            "makes them false, so contradictions block apart from repairable gaps: never (the "
+            "default: no better than chance on the embedded judge) | unless_blocked (in answer "
+            "order, until the answer is blocked by another claim or a contradiction found; "
+            "claims left unprobed stay unsupported) | always; true and false mean always and "
+            "never"
         ),
     )
 
