@@ -24,6 +24,7 @@ evidence sentence is left to the judge.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
@@ -195,7 +196,7 @@ def _best_clause(claim: str, evidence: str, stated: _Clause) -> tuple[_Clause, s
             clause = _clause(part.strip())
             # A word whose opposite the clause states is held too: the clause restates the
             # claim, with that word flipped.
-            stated_there = clause.words | clause.prefixed | opposite_stems(clause.words)
+            stated_there = clause.words | clause.prefixed | _opposite_stems(clause.words)
             held = sum(1 for r in stated.readings if r & stated_there) / len(stated.readings)
             if held >= REVIEW_OVERLAP and (best is None or held > best[2]):
                 best = (clause, sentence.text, held)
@@ -252,6 +253,7 @@ def _opposed(
     """A claim word and the opposite the evidence clause states instead. Not when either side
     also states the other's sense ("prices rose after a fall in demand" speaks of two things),
     when the evidence writes the claim's word anywhere, or for comparatives beside a "than"."""
+    compared = bool(_THAN.search(claim.text) or _THAN.search(evidence.text))
     for stem in sorted(claim.words - evidence.words):
         for other in sorted(_OPPOSITE.get(stem, frozenset()) & (evidence.words - claim.words)):
             if _SIDE[stem] & evidence.words or _SIDE[other] & claim.words:
@@ -259,8 +261,7 @@ def _opposed(
             said, instead = _surface(stem, claim.text), _surface(other, evidence.text)
             if said is None or instead is None:
                 continue
-            compared = _THAN.search(claim.text) or _THAN.search(evidence.text)
-            if {said, instead} & _COMPARATIVES and compared:
+            if compared and {said, instead} & _COMPARATIVES:
                 continue
             if _plainly_in(said, evidence_text) or _plainly_in(instead, claim_text):
                 continue
@@ -270,14 +271,10 @@ def _opposed(
 
 def _surface(stem: str, text: str) -> str | None:
     """The word of ``text`` (casefolded) that stems to ``stem``."""
-    for match in _WORD.finditer(text):
-        word = match.group(0).casefold().strip("'-")
-        if _stem(word) == stem:
-            return word
-    return None
+    return next((word for word in _words(text) if _stem(word) == stem), None)
 
 
-def opposite_stems(words: AbstractSet[str]) -> frozenset[str]:
+def _opposite_stems(words: AbstractSet[str]) -> frozenset[str]:
     """The stems of every listed opposite of ``words`` (stems)."""
     found: set[str] = set()
     for word in words:
@@ -309,14 +306,20 @@ def _first_unused(
     for stem in sorted(stems):
         surfaces = {
             word
-            for m in _WORD.finditer(claim)
-            if (word := m.group(0).casefold().strip("'-"))
-            and _stem(_NEGATING_PREFIX.sub("", word) if prefixed else word) == stem
+            for word in _words(claim)
+            if _stem(_NEGATING_PREFIX.sub("", word) if prefixed else word) == stem
             and (_NEGATING_PREFIX.match(word) is not None) == prefixed
         }
         if not any(_plainly_in(surface, evidence) for surface in surfaces):
             return stem
     return None
+
+
+def _words(text: str) -> Iterator[str]:
+    """The words of ``text``, casefolded, apostrophes and hyphens trimmed from their ends."""
+    for match in _WORD.finditer(text):
+        if word := match.group(0).casefold().strip("'-"):
+            yield word
 
 
 def _plainly_in(word: str, text: str) -> bool:
@@ -329,8 +332,7 @@ def _clause(text: str) -> _Clause:
     words: set[str] = set()
     prefixed: set[str] = set()
     readings: set[frozenset[str]] = set()
-    for match in _WORD.finditer(plain):
-        word = match.group(0).casefold().strip("'-")
+    for word in _words(plain):
         if (
             word in _FUNCTION_WORDS
             or _NEGATION.fullmatch(word)
