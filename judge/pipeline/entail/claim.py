@@ -53,10 +53,6 @@ class JudgedClaim:
     views: EvidenceViews
     passages: list[Passage]
 
-    @property
-    def probe_pending(self) -> bool:
-        return self.judgement.probe_target is not None
-
 
 async def judge_claim(judge: Judge, context: ClaimContext) -> JudgedClaim:
     """Judge one aligned claim that passed the exact checks: its evidence views, windows and

@@ -109,7 +109,8 @@ def premise_groups(claims: Sequence[ClaimContext]) -> list[list[int]]:
 async def _judge_one(judge: Judge, context: ClaimContext) -> Entailed:
     try:
         judged = await judge_claim(judge, context)
-        return Entailed(claim_verdict(judged), judged if judged.probe_pending else None)
+        pending = judged if judged.judgement.probe_target is not None else None
+        return Entailed(claim_verdict(judged), pending)
     except Exception as exc:
         return Entailed(error_verdict(context.alignment.claim, context.outcomes, _message(exc)))
 
