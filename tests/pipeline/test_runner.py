@@ -346,25 +346,35 @@ def test_the_default_seeks_a_conclusion_only_for_an_answer_to_a_question() -> No
     assert Settings().check_conclusion is ConclusionPolicy.QUESTION
 
 
+def test_the_contradiction_probe_is_off_by_default() -> None:
+    assert Settings().contradiction_probe is ProbePolicy.NEVER
+
+
+# Both settings were booleans before they had a third value: the old values keep their meaning.
 @pytest.mark.parametrize(
-    ("value", "policy"),
+    ("setting", "value", "policy"),
     [
-        (True, ConclusionPolicy.ALWAYS),
-        (False, ConclusionPolicy.NEVER),
-        ("true", ConclusionPolicy.ALWAYS),
-        ("False", ConclusionPolicy.NEVER),
-        ("question", ConclusionPolicy.QUESTION),
+        ("check_conclusion", True, ConclusionPolicy.ALWAYS),
+        ("check_conclusion", False, ConclusionPolicy.NEVER),
+        ("check_conclusion", "true", ConclusionPolicy.ALWAYS),
+        ("check_conclusion", "False", ConclusionPolicy.NEVER),
+        ("check_conclusion", "question", ConclusionPolicy.QUESTION),
+        ("contradiction_probe", True, ProbePolicy.ALWAYS),
+        ("contradiction_probe", False, ProbePolicy.NEVER),
+        ("contradiction_probe", "false", ProbePolicy.NEVER),
+        ("contradiction_probe", "unless_blocked", ProbePolicy.UNLESS_BLOCKED),
     ],
 )
-def test_boolean_conclusion_settings_keep_their_meaning(
-    value: object, policy: ConclusionPolicy
+def test_boolean_policy_settings_keep_their_meaning(
+    setting: str, value: object, policy: ConclusionPolicy | ProbePolicy
 ) -> None:
-    assert Settings.model_validate({"check_conclusion": value}).check_conclusion is policy
+    assert getattr(Settings.model_validate({setting: value}), setting) is policy
 
 
-def test_an_unknown_conclusion_policy_is_refused() -> None:
-    with pytest.raises(ValidationError, match="check_conclusion"):
-        Settings.model_validate({"check_conclusion": "sometimes"})
+@pytest.mark.parametrize("setting", ["check_conclusion", "contradiction_probe"])
+def test_an_unknown_policy_is_refused_by_name(setting: str) -> None:
+    with pytest.raises(ValidationError, match=setting):
+        Settings.model_validate({setting: "sometimes"})
 
 
 async def test_first_tier_agreement_is_reported() -> None:
@@ -690,19 +700,3 @@ async def test_unless_blocked_asks_the_probe_only_while_it_can_change_the_action
     assert probe_requests(fake) == []
     assert set(labels(response).values()) == {Label.UNSUPPORTED}
     assert response.action is not Action.PASS
-
-
-@pytest.mark.parametrize(
-    ("value", "policy"),
-    [
-        (True, ProbePolicy.ALWAYS),
-        (False, ProbePolicy.NEVER),
-        ("false", ProbePolicy.NEVER),
-        ("unless_blocked", ProbePolicy.UNLESS_BLOCKED),
-    ],
-)
-def test_boolean_probe_settings_keep_their_meaning(value: object, policy: ProbePolicy) -> None:
-    assert Settings().contradiction_probe is ProbePolicy.NEVER  # the default
-    assert Settings.model_validate({"contradiction_probe": value}).contradiction_probe is policy
-    with pytest.raises(ValidationError, match="contradiction_probe"):
-        Settings.model_validate({"contradiction_probe": "sometimes"})
