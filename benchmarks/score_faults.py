@@ -18,8 +18,9 @@ from starlette.testclient import TestClient
 
 from judge.audit.log import AuditLog
 from judge.config import Settings
-from judge.judges.http import build_http_judge, default_http_client
+from judge.judges.http import build_http_judge
 from judge.judges.rule_based import FAKE_MODEL, SCORE_FAULT_NAMES, RuleJudge, ScoreFault
+from judge.judges.transport import default_http_client
 from judge.service.app import ServeOptions, create_app
 from tests.support.fake_judge import run_fake_openai_server
 

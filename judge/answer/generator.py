@@ -1,8 +1,8 @@
 """The generator: writes answer drafts over any OpenAI-compatible chat-completions endpoint.
 
 Plain text, one completion per call, ``max_tokens`` always sent. It shares the judge client's
-HTTP layer (:func:`judge.judges.http.default_http_client`: explicit timeouts, fail-fast transport;
-the openai client's own retries set to ``settings.http_retries``) and its fault mapping, so a
+HTTP layer (:mod:`judge.judges.transport`: explicit timeouts, fail-fast transport; the openai
+client's own retries set to ``settings.http_retries``) and its fault mapping, so a
 refused connection, a timeout or an HTTP error all end as a :class:`GeneratorFault`, and so
 does output that is empty or cut off at ``max_tokens``. No draft is ever made up on failure.
 """
@@ -21,8 +21,10 @@ import openai
 
 from judge.config import Settings
 from judge.errors import ConfigError, GeneratorFault
-from judge.judges.http import api_base, endpoint_client, openai_client, openai_fault
+from judge.judges.endpoint_urls import api_base
+from judge.judges.faults import openai_fault
 from judge.judges.templates import RenderedPrompt
+from judge.judges.transport import endpoint_client, openai_client
 
 DEFAULT_MAX_TOKENS = 512
 

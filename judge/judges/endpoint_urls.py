@@ -1,10 +1,13 @@
-"""Parse the judge endpoint setting: one base URL, a comma-separated list, or a list."""
+"""Parse the judge endpoint setting (one base URL, a comma-separated list, or a list) and read it
+as API roots."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import httpx
+
+from judge.judges.pool import EndpointPool
 
 
 def normalise_base_urls(value: Any) -> str | None:
@@ -44,3 +47,16 @@ def _check_url(url: str) -> None:
         raise ValueError(f"{url!r} is not a URL: {exc}") from None
     if parsed.scheme not in ("http", "https") or not parsed.host:
         raise ValueError(f"{url!r} is not an http(s) URL with a host")
+
+
+def api_base(url: str) -> str:
+    """The OpenAI API root: a bare ``http://host:port`` gets ``/v1``; any other path is kept."""
+    parsed = httpx.URL(url)
+    if parsed.path in ("", "/"):
+        return str(parsed.copy_with(path="/v1"))
+    return url.rstrip("/")
+
+
+def endpoint_pool(url: str) -> EndpointPool:
+    """The endpoints of ``url``: one base URL or a comma-separated pool of them."""
+    return EndpointPool([api_base(part.strip()) for part in url.split(",") if part.strip()])

@@ -1,46 +1,31 @@
-"""The HTTP judge over any OpenAI-compatible endpoint (or a pool of them, :mod:`judge.judges.pool`),
-and the one openai client and fault mapping that the generator shares.
+"""The HTTP judge over any OpenAI-compatible endpoint (or a pool of them, :mod:`judge.judges.pool`).
 
 Any OpenAI-compatible chat-completions server works (vLLM in production, llama.cpp's server
-embedded). Structured output goes through ``instructor`` in ``JSON_SCHEMA`` mode, which sends
-the verdict schema as ``response_format`` so the server constrains decoding to it.
+embedded). Every verdict and text call is looked up in the verdict cache first; only a miss
+loads the HTTP stack (:mod:`judge.judges.transport`, :mod:`judge.judges.completion`), so a
+request the cache answers in full never imports openai or instructor.
 
-Retries, each layer doing one job:
-
-* the openai client's own ``max_retries`` is set to ``settings.http_retries`` and covers the
-  answers it deems transient (408, 409, 429, 5xx). With the HTTP client built here a refused
-  connection or a timeout is raised at once (:class:`FailFastTransport`): repeating it rarely
-  helps and multiplies the wait;
-* instructor re-asks (``settings.reasks`` times) only when the output does not validate:
-  malformed JSON, a value outside the schema, a quote not in the evidence, an unknown id.
-
-Whatever goes wrong becomes a :class:`~judge.errors.VerifierFault`: ``JudgeUnavailable`` for the
-transport and HTTP errors, ``JudgeOutputInvalid`` for truncated or invalid output once the
-re-asks are spent. No default label is ever returned.
+Whatever goes wrong becomes a :class:`~judge.errors.VerifierFault` (:mod:`judge.judges.faults`):
+``JudgeUnavailable`` for the transport and HTTP errors, ``JudgeOutputInvalid`` for truncated or
+invalid output once the re-asks are spent. No default label is ever returned.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import logging
-import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import httpx
-import instructor
-import openai
-from instructor.core.exceptions import IncompleteOutputException, InstructorError
-from instructor.core.hooks import HookName, Hooks
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from judge.config import Settings
-from judge.errors import ConfigError, JudgeOutputInvalid, JudgeUnavailable, VerifierFault
+from judge.errors import ConfigError, JudgeUnavailable
 from judge.judges.cache import VerdictCache, call_key, verdict_key
-from judge.judges.pool import POOL_ROOT, EndpointPool, PoolTransport
+from judge.judges.endpoint_urls import endpoint_pool
+from judge.judges.pool import EndpointPool
 from judge.judges.templates import RenderedPrompt, ledger_nonce, new_nonce, new_nonce_key
 from judge.pipeline.claims.decompose import Conclusion, Facts, conclusion_prompt, decompose_prompt
 from judge.pipeline.entail.score import LABEL_ONLY_NOTE, read_score
@@ -57,88 +42,13 @@ from judge.pipeline.entail.verdict import (
 )
 from judge.schemas import Claim, JudgeTrace
 
+if TYPE_CHECKING:
+    import instructor
+    import openai
+
+    from judge.judges.completion import Completed
+
 M = TypeVar("M", bound=BaseModel)
-
-# instructor logs every failed attempt at ERROR, model output included; the faults raised here
-# carry what matters. A NullHandler keeps Python's last-resort handler from printing them to
-# stderr when the application has configured no logging, and still lets records propagate.
-logging.getLogger("instructor").addHandler(logging.NullHandler())
-
-
-class TransportFailed(openai.OpenAIError):
-    """A refused connection or a timeout. Raised as an ``OpenAIError`` because the openai
-    client passes those on without retrying."""
-
-
-class FailFastTransport(httpx.AsyncBaseTransport):
-    """Wraps a transport so connection failures and timeouts skip the openai client's retries."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
-        self._inner = inner
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        try:
-            return await self._inner.handle_async_request(request)
-        except httpx.TimeoutException as exc:
-            raise TransportFailed(f"judge request timed out ({type(exc).__name__})") from exc
-        except httpx.ConnectError as exc:
-            raise TransportFailed(f"cannot connect to the judge: {exc}") from exc
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
-def http_timeout(settings: Settings) -> httpx.Timeout:
-    return httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s)
-
-
-def default_http_client(
-    settings: Settings, transport: httpx.AsyncBaseTransport | None = None
-) -> httpx.AsyncClient:
-    """The HTTP client the judge uses unless given one: explicit timeouts, fail-fast transport."""
-    inner = transport if transport is not None else httpx.AsyncHTTPTransport(retries=0)
-    return httpx.AsyncClient(transport=FailFastTransport(inner), timeout=http_timeout(settings))
-
-
-def openai_client(
-    settings: Settings, root: str, http_client: httpx.AsyncClient
-) -> openai.AsyncOpenAI:
-    """The one way an openai client is built, for the judge and the generator alike: the
-    configured key, timeouts and retries over ``http_client``."""
-    return openai.AsyncOpenAI(
-        base_url=root,
-        api_key=settings.api_key,
-        timeout=openai.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
-        max_retries=settings.http_retries,
-        http_client=cast(Any, http_client),
-    )
-
-
-def endpoint_pool(url: str) -> EndpointPool:
-    """The endpoints of ``url``: one base URL or a comma-separated pool of them."""
-    return EndpointPool([api_base(part.strip()) for part in url.split(",") if part.strip()])
-
-
-def pool_http_client(settings: Settings, pool: EndpointPool) -> httpx.AsyncClient:
-    """The HTTP client over ``pool``: requests go through a :class:`PoolTransport` that
-    balances, ejects and fails over, under :class:`FailFastTransport`."""
-    transport = PoolTransport(pool, probe_timeout_s=settings.connect_timeout_s)
-    return default_http_client(settings, transport=transport)
-
-
-def endpoint_client(settings: Settings, url: str) -> tuple[str, httpx.AsyncClient, EndpointPool]:
-    """The API root to give an openai client, the HTTP client under it and its pool, for
-    ``url`` (one base URL or a comma-separated pool of them)."""
-    pool = endpoint_pool(url)
-    return POOL_ROOT, pool_http_client(settings, pool), pool
-
-
-def api_base(url: str) -> str:
-    """The OpenAI API root: a bare ``http://host:port`` gets ``/v1``; any other path is kept."""
-    parsed = httpx.URL(url)
-    if parsed.path in ("", "/"):
-        return str(parsed.copy_with(path="/v1"))
-    return url.rstrip("/")
 
 
 @dataclass
@@ -148,16 +58,6 @@ class JudgeUsage:
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-
-
-@dataclass
-class _Completed(Generic[M]):
-    parsed: M
-    completion: Any
-    calls: int
-    prompt_tokens: int
-    completion_tokens: int
-    latency_s: float
 
 
 @dataclass
@@ -187,7 +87,9 @@ class _Shared:
     @property
     def instructor(self) -> instructor.AsyncInstructor:
         if self._instructor is None:
-            self._instructor = instructor.from_openai(self.openai, mode=instructor.Mode.JSON_SCHEMA)
+            from judge.judges.completion import structured_client
+
+            self._instructor = structured_client(self.openai)
         return self._instructor
 
     async def close(self) -> None:
@@ -241,6 +143,8 @@ class HttpJudge:
         try:
             page = await self._shared.openai.with_options(max_retries=0).models.list()
         except Exception as exc:
+            from judge.judges.faults import openai_fault
+
             fault = openai_fault(exc)
             if fault is None:
                 raise
@@ -429,47 +333,25 @@ class HttpJudge:
 
     async def _complete(
         self, prompt: RenderedPrompt, response_model: type[M], model: str, decoding: dict[str, Any]
-    ) -> _Completed[M]:
-        attempts = 0
+    ) -> Completed[M]:
+        from judge.judges.completion import Attempts, complete
 
-        def on_attempt(*_args: Any, **_kwargs: Any) -> None:
-            nonlocal attempts
-            attempts += 1
-
-        hooks = Hooks()
-        hooks.on(HookName.COMPLETION_KWARGS, on_attempt)
-        request: dict[str, Any] = {
-            "model": model,
-            "temperature": decoding["temperature"],
-            "max_tokens": decoding["max_tokens"],
-        }
-        if decoding["logprobs"]:
-            request["logprobs"] = True
-            request["top_logprobs"] = decoding["top_logprobs"]
-        started = time.perf_counter()
+        attempts = Attempts()
         try:
-            parsed, completion = await self._shared.instructor.create_with_completion(
-                messages=cast(Any, prompt.messages()),
-                response_model=response_model,
-                max_retries=self._shared.settings.reasks,
-                hooks=hooks,
-                **request,
+            done = await complete(
+                self._shared.instructor,
+                prompt,
+                response_model,
+                model,
+                decoding,
+                reasks=self._shared.settings.reasks,
+                attempts=attempts,
             )
-        except Exception as exc:
-            self.usage.calls += attempts
-            fault = openai_fault(exc, attempts=attempts)
-            if fault is None:
-                raise
-            raise fault from exc
-        latency = time.perf_counter() - started
-        usage = getattr(completion, "usage", None)
-        # instructor sums usage over re-asks into the final completion's usage.
-        prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
-        completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
-        self.usage.calls += attempts
-        self.usage.prompt_tokens += prompt_tokens
-        self.usage.completion_tokens += completion_tokens
-        return _Completed(parsed, completion, attempts, prompt_tokens, completion_tokens, latency)
+        finally:
+            self.usage.calls += attempts.count
+        self.usage.prompt_tokens += done.prompt_tokens
+        self.usage.completion_tokens += done.completion_tokens
+        return done
 
 
 def _facts(parsed: Facts) -> list[str]:
@@ -478,63 +360,6 @@ def _facts(parsed: Facts) -> list[str]:
 
 def _conclusion(parsed: Conclusion) -> list[str]:
     return [parsed.conclusion]
-
-
-def _chain(exc: BaseException) -> Iterator[BaseException]:
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
-        current = current.__cause__ or current.__context__
-
-
-def _output_summary(exc: BaseException) -> str:
-    if isinstance(exc, ValidationError):
-        return "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'output'}: {err['msg']}"
-            for err in exc.errors(include_url=False, include_input=False)[:5]
-        )
-    attempts = getattr(exc, "failed_attempts", None)
-    if isinstance(exc, InstructorError) and attempts:
-        return _output_summary(attempts[-1].exception)
-    first_line = (str(exc).strip().splitlines() or [""])[0]
-    return f"{type(exc).__name__}: {first_line[:300]}"
-
-
-def openai_fault(exc: BaseException, *, attempts: int | None = None) -> VerifierFault | None:
-    """The VerifierFault an exception from the openai/instructor stack stands for, if any."""
-    for current in _chain(exc):
-        if isinstance(current, VerifierFault):
-            return current
-        if isinstance(current, TransportFailed):
-            return JudgeUnavailable(str(current))
-        if isinstance(current, openai.APITimeoutError):
-            return JudgeUnavailable("judge request timed out")
-        if isinstance(current, openai.APIConnectionError):
-            return JudgeUnavailable(f"cannot reach the judge: {current}")
-        if isinstance(current, openai.APIStatusError):
-            return JudgeUnavailable(
-                f"judge answered HTTP {current.status_code}: {_status_detail(current)}"
-            )
-        if isinstance(current, IncompleteOutputException):
-            return JudgeOutputInvalid("judge output was truncated (finish_reason=length)")
-    tried = f" after {attempts} attempt(s)" if attempts else ""
-    for current in _chain(exc):
-        if isinstance(current, ValidationError | json.JSONDecodeError):
-            return JudgeOutputInvalid(f"judge output invalid{tried}: {_output_summary(current)}")
-    for current in _chain(exc):
-        if isinstance(current, InstructorError):
-            return JudgeOutputInvalid(f"judge output invalid{tried}: {_output_summary(current)}")
-    return None
-
-
-def _status_detail(error: openai.APIStatusError) -> str:
-    body = error.body
-    if isinstance(body, dict):
-        message = body.get("message") or body.get("error") or body
-        return str(message)[:200]
-    return str(body or error.message)[:200]
 
 
 def build_http_judge(
@@ -568,10 +393,12 @@ def build_http_judge(
     pool = endpoint_pool(url) if http_client is None else None
 
     def make_openai() -> openai.AsyncOpenAI:
+        from judge.judges.transport import given_openai_client, pool_openai_client
+
         if pool is not None:
-            return openai_client(settings, POOL_ROOT, pool_http_client(settings, pool))
+            return pool_openai_client(settings, pool)
         assert http_client is not None
-        return openai_client(settings, api_base(url), http_client)
+        return given_openai_client(settings, url, http_client)
 
     shared = _Shared(
         settings=settings,

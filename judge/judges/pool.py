@@ -12,7 +12,8 @@ is sent to one real endpoint, rewritten onto its base URL.
 * Failover: a request that failed in one of those ways (so no verdict came back) is sent once
   more, to another admitted endpoint. The last failure is passed on unchanged, so the layers
   above apply their usual rules: the openai client retries a 5xx ``http_retries`` times, a
-  refused connection or a timeout fails at once (:class:`~judge.judges.http.FailFastTransport`).
+  refused connection or a timeout fails at once
+  (:class:`~judge.judges.transport.FailFastTransport`).
 * All endpoints ejected: the request goes to the one due back soonest rather than failing
   untried; if it fails, the claim is a ``verifier_error`` and the answer is blocked.
 """

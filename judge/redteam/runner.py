@@ -24,13 +24,14 @@ import httpx
 
 from judge.config import Settings
 from judge.errors import InputError
-from judge.judges.http import build_http_judge, default_http_client
+from judge.judges.http import build_http_judge
 from judge.judges.rule_based import (
     FAKE_BASE_URL,
     FAKE_MODEL,
     SCORE_FAULT_NAMES,
     RuleJudge,
 )
+from judge.judges.transport import default_http_client
 from judge.pipeline import runner as pipeline
 from judge.pipeline.inputs import load_request
 from judge.protocols import Check

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from judge.errors import JudgeOutputInvalid, JudgeUnavailable
-from judge.judges.http import api_base, build_http_judge
+from judge.judges.endpoint_urls import api_base
+from judge.judges.http import build_http_judge
 from judge.pipeline.entail.windows import build_premises
 from judge.schemas import Claim, Passage
 from tests.support.fake_judge import (

@@ -4,6 +4,9 @@ conclusion and the decomposed facts are cached like the entailment verdicts."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,7 @@ from tests.support.fake_judge import (
     fake_settings,
     invalid_json_response,
     rule_based_judge,
+    run_fake_openai_server,
 )
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -130,3 +134,52 @@ async def test_a_request_served_from_the_cache_builds_no_client(tmp_path: Path) 
     # The openai client and its instructor wrapper are built on the first call to the server.
     assert again._shared._openai is None and again._shared._instructor is None
     await again.aclose()
+
+
+# Runs the CLI in a fresh interpreter and reports which parts of the HTTP stack it loaded.
+_CLI_RUN = """
+import json, sys
+from judge.cli.app import main
+code = main(["verify", "--json", sys.argv[1]])
+loaded = sorted(m for m in ("openai", "instructor") if m in sys.modules)
+print(json.dumps({"code": code, "loaded": loaded}), file=sys.stderr)
+"""
+
+
+def test_a_repeat_from_a_fresh_process_never_loads_the_http_stack(tmp_path: Path) -> None:
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps(_request()), encoding="utf-8")
+    fake = FakeJudgeServer(_script)
+    with run_fake_openai_server(fake.handler) as base_url:
+        env = {
+            **os.environ,
+            "JUDGE_BASE_URL": base_url,
+            # Named, as the embedded judge names it: without it the model is looked up, a call
+            # to the server, through the openai client.
+            "JUDGE_MODEL": "fake-judge",
+            "JUDGE_STATE_DIR": str(tmp_path / "state"),
+            "JUDGE_CHECK_CONCLUSION": "always",
+        }
+
+        def run() -> tuple[dict[str, Any], dict[str, Any]]:
+            done = subprocess.run(
+                [sys.executable, "-c", _CLI_RUN, str(request)],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            report = json.loads(done.stderr.strip().splitlines()[-1])
+            return report, json.loads(done.stdout)
+
+        first, first_response = run()
+        asked = len(fake.requests)
+        second, second_response = run()
+    assert first == {"code": 0, "loaded": ["instructor", "openai"]}
+    assert asked >= 3  # each claim and the conclusion
+    assert second == {"code": 0, "loaded": []}
+    assert len(fake.requests) == asked
+    assert [v["label"] for v in second_response["verdicts"]] == [
+        v["label"] for v in first_response["verdicts"]
+    ]

@@ -14,7 +14,8 @@ import pytest
 from judge.audit.log import AuditLog
 from judge.config import Settings
 from judge.errors import ConfigError, RequestDeadlineExceeded
-from judge.judges.http import FailFastTransport, HttpJudge, build_http_judge
+from judge.judges.http import HttpJudge, build_http_judge
+from judge.judges.transport import FailFastTransport
 from judge.judges.wrappers import UnavailableJudge, with_deadline
 from judge.protocols import Decomposer, Judge
 from judge.schemas import Action, Claim, ClaimVerdict, Label, VerifyResponse

@@ -27,8 +27,9 @@ import httpx
 
 from judge.config import Settings
 from judge.judges.cache import VerdictCache
-from judge.judges.http import FailFastTransport, HttpJudge, build_http_judge
+from judge.judges.http import HttpJudge, build_http_judge
 from judge.judges.rule_based import RuleJudge
+from judge.judges.transport import FailFastTransport
 from judge.pipeline.entail.verdict import label_value_offset
 
 FAKE_MODEL = "fake-judge"

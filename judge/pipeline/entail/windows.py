@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from judge.pipeline.entail.types import Premise, PremisePiece
@@ -96,13 +96,18 @@ def build_premises(
             raise ValueError(f"span names unknown passage {span.passage_id!r}")
         if not 0 <= span.start < span.end <= len(text):
             raise ValueError(f"span {span} lies outside passage {span.passage_id!r}")
+    spans = _coalesce(chosen)
+    one_window = _fits_by_bytes(spans, texts, window_tokens)
+    # Within the byte bound no sentence is cut and everything fits one window, whatever the
+    # exact counts: the tokenizer (a fifth of a second to load) is not needed.
+    count = _utf8_bytes if one_window else count_tokens
     units: list[_Unit] = []
-    for span in _coalesce(chosen):
-        units.extend(_units(span, texts[span.passage_id], window_tokens))
+    for span in spans:
+        units.extend(_units(span, texts[span.passage_id], window_tokens, count))
     units = [u for u in units if texts[u.passage_id][u.start : u.end].strip()]
     if not units:
         raise ValueError("the selected evidence is blank")
-    windows = _pack(units, window_tokens, overlap_tokens)
+    windows = [units] if one_window else _pack(units, window_tokens, overlap_tokens)
     return [_premise(window, texts, index, len(windows)) for index, window in enumerate(windows)]
 
 
@@ -119,19 +124,44 @@ def _coalesce(spans: Sequence[SourceSpan]) -> list[SourceSpan]:
     return merged
 
 
-def _units(span: SourceSpan, text: str, window_tokens: int) -> list[_Unit]:
-    """Sentences of the span (each keeps its trailing whitespace), long ones cut by tokens."""
+def _fits_by_bytes(spans: Sequence[SourceSpan], texts: dict[str, str], window_tokens: int) -> bool:
+    """Whether the spans, a header each, fit one sentence's budget counted in UTF-8 bytes: a
+    token is at least one byte, so then they fit one window counted in tokens too."""
+    size = sum(
+        _utf8_bytes(texts[span.passage_id][span.start : span.end]) + _header_bytes(span.passage_id)
+        for span in spans
+    )
+    return size <= min(_sentence_budget(window_tokens), window_tokens)
+
+
+def _utf8_bytes(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def _header_bytes(passage_id: str) -> int:
+    return _utf8_bytes(f"[{passage_id}]\n") + 1
+
+
+def _sentence_budget(window_tokens: int) -> int:
+    return max(16, window_tokens - 32)  # room for the passage header
+
+
+def _units(
+    span: SourceSpan, text: str, window_tokens: int, count: Callable[[str], int]
+) -> list[_Unit]:
+    """Sentences of the span (each keeps its trailing whitespace, its size by ``count``), long
+    ones cut by tokens."""
     bounds = [span.start]
     for match in _SENTENCE_END.finditer(text, span.start, span.end):
         if span.start < match.end() < span.end:
             bounds.append(match.end())
     bounds.append(span.end)
     units: list[_Unit] = []
-    budget = max(16, window_tokens - 32)  # room for the passage header
+    budget = _sentence_budget(window_tokens)
     for start, end in itertools.pairwise(bounds):
         if start >= end:
             continue
-        tokens = count_tokens(text[start:end])
+        tokens = count(text[start:end])
         if tokens <= budget:
             units.append(_Unit(span.passage_id, start, end, tokens))
         else:

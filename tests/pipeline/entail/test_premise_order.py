@@ -9,7 +9,8 @@ from typing import Any
 
 import httpx
 
-from judge.judges.http import FailFastTransport, build_http_judge
+from judge.judges.http import build_http_judge
+from judge.judges.transport import FailFastTransport
 from judge.pipeline.runner import verify
 from tests.support.fake_judge import (
     FAKE_BASE_URL,

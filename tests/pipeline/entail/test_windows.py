@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from judge.pipeline.entail import windows
 from judge.pipeline.entail.types import Premise
 from judge.pipeline.entail.windows import SourceSpan, build_premises, premises_for_claim
 from judge.schemas import Claim, EvidenceLedger, Passage
@@ -180,3 +181,42 @@ def test_any_windowing_maps_back_exactly(texts: list[str], window: int, overlap:
                     for k in range(piece.premise_end - piece.premise_start):
                         covered[piece.passage_start + k] = True
         assert all(covered[i] for i, ch in enumerate(passage.text) if not ch.isspace())
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from(list("ab1 .!?\n’é中😀")), min_size=1, max_size=120),
+        min_size=1,
+        max_size=3,
+    ),
+    st.integers(min_value=64, max_value=200),
+    st.integers(min_value=0, max_value=60),
+)
+def test_the_byte_bound_shortcut_gives_the_windows_exact_counts_give(
+    texts: list[str], window: int, overlap: int
+) -> None:
+    passages = [Passage(id=f"P{i}", text=t) for i, t in enumerate(texts) if t.strip()]
+    if not passages:
+        return
+    shortcut = build_premises(passages, window_tokens=window, overlap_tokens=overlap)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(windows, "_fits_by_bytes", lambda *_args: False)
+        exact = build_premises(passages, window_tokens=window, overlap_tokens=overlap)
+    assert shortcut == exact
+
+
+def test_evidence_within_the_byte_bound_is_windowed_without_the_tokenizer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(_text: str) -> int:
+        raise AssertionError("the tokenizer was asked")
+
+    monkeypatch.setattr(windows, "count_tokens", refuse)
+    short = [Passage(id="S1", text="Refunds take 5 days. Fees are not refunded.")]
+    (premise,) = build_premises(short, window_tokens=200, overlap_tokens=0)
+    assert premise.text == "[S1]\nRefunds take 5 days. Fees are not refunded."
+    # Past the bound (168 bytes with the header's 6) the exact count is needed.
+    build_premises([Passage(id="S1", text="x" * 162)], window_tokens=200, overlap_tokens=0)
+    with pytest.raises(AssertionError, match="tokenizer"):
+        build_premises([Passage(id="S1", text="x" * 163)], window_tokens=200, overlap_tokens=0)
