@@ -37,6 +37,8 @@ DAY_WORDS = {
 _DAY_WORD = r"(?P<dayw>" + "|".join(sorted(DAY_WORDS, key=len, reverse=True)) + r")"
 _WD = r"(?:(?P<wd>" + "|".join(WEEKDAYS) + r"),?\s+)?"
 _END = r"(?![\w%])"
+# Between the two days of a range: "19-28 April", "April 19 to 28", "April 19 through 28".
+_TO = r"(?:\s*-\s*|\s+(?:to|through|until|till)\s+)"
 
 # Most specific first: a span taken by one pattern is not read again by a later one.
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -47,9 +49,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # News datelines give a weekday and a two-digit year: "Fri 15 Feb 19".
         ("dateline", rf"\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?,?\s+{_DAY}\s+"
                      rf"{_MON}\s+(?P<short_year>\d{{2}})(?![\d:%.,])"),
-        ("day_range", rf"\b{_DAY}\s*-\s*(?P<day2>[0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?{_MON}"
+        ("day_range", rf"\b{_DAY}{_TO}(?P<day2>[0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?{_MON}"
                       rf"(?:,?\s+{_YEAR})?{_END}"),
-        ("month_day_range", rf"\b{_MON}\s+{_DAY}\s*-\s*(?P<day2>[0-3]?\d)(?:st|nd|rd|th)?"
+        ("month_day_range", rf"\b{_MON}\s+{_DAY}{_TO}(?P<day2>[0-3]?\d)(?:st|nd|rd|th)?"
                             rf"(?:,?\s+{_YEAR})?{_END}"),
         # Tables and logs join day, month and year with dashes or slashes: "1-May-2019".
         ("day_month", rf"\b(?P<day>[0-3]?\d)[-/]{_MON}[-/]{_YEAR}{_END}"),

@@ -18,6 +18,8 @@ check = DateCheck()
         ("It launched in March 2024.", "It launched on 3 March 2024."),
         ("It launched in 2024.", "It launched on 3 March 2024."),
         ("The study ran on April 19-28, 2020.", "Sampling took place 19-28 April 2020."),
+        ("The study ran on April 19-28, 2020.", "Sampling ran from April 19 to 28, 2020."),
+        ("The study ran from 19 to 28 April 2020.", "It ran April 19 through 28, 2020."),
         ("It was posted on July 17, 2020.", "Posted July 17. All data are from 2020."),
         ("The style began in the 1940s.", "The style began in 1946."),
         ("Changes run through the 2018-19 academic year.", "In the 2018-2019 year, changes run."),
@@ -45,6 +47,11 @@ def test_same_date_written_differently_passes(claim: str, evidence: str) -> None
         ("It was announced on Tuesday.", "On Wednesday the bank announced it.", "Tuesday"),
         ("It was announced on Tuesday.", "It was announced on 3 January 2024.", "Tuesday"),
         ("it came out in 2010", "The film was released in 2009.", "2010"),
+        (
+            "The study ran on April 19-29, 2020.",
+            "Sampling ran from April 19 to 28, 2020.",
+            "April 19-29, 2020",
+        ),
     ],
 )
 def test_date_absent_from_evidence_fails(claim: str, evidence: str, missing: str) -> None:
