@@ -3,8 +3,9 @@
 Equal after normalisation, or the claim number is a rounding of the evidence number to the
 claim's own precision: "40%" for 39.6%, "1.5 million" for 1,482,000. Rounding coarser than a
 unit (a scale word, or a number ending in two or more zeros: "1,400", "20,000") must also stay
-within a small relative error; a hedged number ("about", "nearly", "more than") within a larger
-one.
+within a small relative error; a hedged number ("about", "nearly") within a larger one. A limit
+("more than 20", "under 10%") holds for every evidence value on its side of it, and for an
+evidence limit as tight or tighter on the same side; never for a limit on the other side.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 
 from judge.pipeline.checks import units
-from judge.pipeline.checks.quantities import Quantity
+from judge.pipeline.checks.quantities import Bound, Quantity
 
 ROUNDING_TOLERANCE = Decimal("0.05")
 HEDGED_TOLERANCE = Decimal("0.10")
@@ -49,7 +50,27 @@ def same_quantity(claim: Quantity, evidence: Quantity) -> bool:
         value = value / 100
     elif claim.unit == units.PERCENT and evidence.unit == units.FRACTION:
         value = value * 100
+    if claim.bound is not None and not claim.negative and not evidence.negative:
+        return within_limit(claim, value, evidence.bound)
     return rounds_to(claim, value)
+
+
+def within_limit(claim: Quantity, value: Decimal, stated: Bound | None) -> bool:
+    """Whether an evidence value (itself a limit when ``stated``) bears out the claim's limit.
+
+    The value must lie on the limit's side of it, and near it: within one step of the limit's
+    coarsest digit or half the limit ("more than 20" for 20 to 30, "under 10%" for up to
+    10%), since a writer sets a limit just past the value, and any number of the evidence far
+    beyond it is about something else. A value equal to the limit counts: "over 20 years" is
+    said of twenty years as often as not. A limit on the other side never bears it out.
+    """
+    if stated is not None and stated is not claim.bound:
+        return False
+    limit = claim.value
+    reach = max(Decimal(1).scaleb(claim.coarse), limit / 2)
+    if claim.bound is Bound.AT_LEAST:
+        return limit <= value <= limit + reach
+    return limit - reach <= value <= limit
 
 
 def found_in(claim: Quantity, evidence: Iterable[Quantity]) -> bool:

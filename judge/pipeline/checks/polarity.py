@@ -122,6 +122,12 @@ _OPPOSITE_GROUPS: tuple[tuple[str, str], ...] = (
     ("strong stronger strengthen", "weak weaker weaken"),
     ("easy easier", "difficult"),
     ("cheap cheaper", "expensive costly"),
+    ("highest biggest largest greatest", "lowest smallest"),
+    ("profit profits profitable", "loss losses"),
+    # Multiples exclude one another as opposites do: what doubled did not triple.
+    ("double doubled doubles doubling", "triple tripled triples tripling"),
+    ("double doubled doubles doubling", "halve halved halves halving"),
+    ("triple tripled triples tripling", "halve halved halves halving"),
 )
 # Comparatives compare two things: "higher in A than in B" is "lower in B than in A".
 _COMPARATIVES = frozenset({"higher", "lower", "stronger", "weaker", "easier", "cheaper"})

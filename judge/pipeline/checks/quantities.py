@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
+from enum import Enum
 
 from judge.pipeline.checks import numerals, units
 
@@ -34,6 +35,44 @@ _APPROX_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _APPROX_AFTER = re.compile(r"^(?:\+|\s?-?plus\b|\s+or\s+(?:so|more|fewer|less)\b|\s?-?odd\b)")
+
+
+class Bound(Enum):
+    """A number stated as a limit: "more than 20" is at least 20, "under 10%" at most 10%."""
+
+    AT_LEAST = "at least"
+    AT_MOST = "at most"
+
+
+# Negated limits first: "no more than" ends in "more than" but is an upper limit.
+_BOUND_BEFORE: tuple[tuple[Bound, re.Pattern[str]], ...] = tuple(
+    (bound, re.compile(rf"(?:\b(?:{words})|{signs})\s*$", re.IGNORECASE))
+    for bound, words, signs in (
+        (Bound.AT_MOST, r"(?:no|not)\s+more\s+than", r"(?!x)x"),
+        (Bound.AT_LEAST, r"(?:no|not)\s+(?:less|fewer)\s+than", r"(?!x)x"),
+        (
+            Bound.AT_LEAST,
+            r"more\s+than|over|above|exceeding|at\s+least|upwards\s+of|in\s+excess\s+of",
+            r"[>≥]",
+        ),
+        (Bound.AT_MOST, r"less\s+than|fewer\s+than|under|below|at\s+most|up\s+to", r"[<≤]"),
+    )
+)
+_BOUND_AFTER: tuple[tuple[Bound, re.Pattern[str]], ...] = (
+    (Bound.AT_LEAST, re.compile(r"^(?:\+|\s?-?plus\b|\s+or\s+(?:more|above|over)\b)")),
+    (Bound.AT_MOST, re.compile(r"^\s+or\s+(?:fewer|less|under|below)\b", re.IGNORECASE)),
+)
+
+
+def _bound(before: str, after: str) -> Bound | None:
+    """The limit the words around a number make of it, if any."""
+    for bound, pattern in _BOUND_BEFORE:
+        if pattern.search(before):
+            return bound
+    for bound, pattern in _BOUND_AFTER:
+        if pattern.match(after):
+            return bound
+    return None
 _RANGE_JOIN = re.compile(r"^\s*(?:-|to|through|and|or)\s*$", re.IGNORECASE)
 
 
@@ -59,6 +98,7 @@ class Quantity:
     # A number without a unit that counts the thing named right after it ("2 tablets"): not
     # the same quantity as a measured claim number ("2 days").
     counts: bool = False
+    bound: Bound | None = None
 
 
 def find_quantities(text: str) -> list[Quantity]:
@@ -112,6 +152,7 @@ def _digit_quantities(text: str) -> Iterator[Quantity]:
             end=end,
             checkable=not (before.name_like or after.glued_letters),
             counts=after.unit is None and not after.ordinal and _counts_a_thing(text[end:]),
+            bound=_bound(text[max(0, match.start() - 24) : match.start()], text[end : end + 24]),
         )
 
 
@@ -293,6 +334,7 @@ def _spelled(text: str, phrase: str, start: int) -> Iterator[Quantity]:
         spelled=True, scale=scale, text=text[start : end + consumed], start=start,
         end=end + consumed, checkable=folded not in _WORDS_NOT_NUMBERS or unit is not None,
         counts=unit is None and not parsed.ordinal and _counts_a_thing(after),
+        bound=_bound(before, text[end + consumed : end + consumed + 24]),
     )  # fmt: skip
 
 
@@ -339,6 +381,8 @@ def _join_ranges(text: str, found: list[Quantity]) -> list[Quantity]:
             )
         if left.approx and not right.approx:
             right = replace(right, approx=True)
+        if left.bound is not None and right.bound is None:
+            right = replace(right, bound=left.bound)
         joined[index], joined[index + 1] = left, right
     return joined
 
