@@ -8,6 +8,7 @@ from judge.pipeline.checks.hedges import HedgeCheck
 from judge.pipeline.checks.identifiers import IdentifierCheck
 from judge.pipeline.checks.lookalikes import LookalikeCheck
 from judge.pipeline.checks.numbers import NumberCheck
+from judge.pipeline.checks.placement import NumberPlacementCheck
 from judge.pipeline.checks.polarity import PolarityCheck
 from judge.pipeline.checks.quotes import QuoteCheck
 from judge.pipeline.checks.stuffing import detect_citation_stuffing, over_cap
@@ -20,6 +21,7 @@ __all__ = [
     "IdentifierCheck",
     "LookalikeCheck",
     "NumberCheck",
+    "NumberPlacementCheck",
     "PolarityCheck",
     "QuoteCheck",
     "default_checks",
@@ -34,8 +36,9 @@ def default_checks() -> list[Check]:
     Exact string matches come first (they cannot misread), then dates before numbers (a date's
     digits are not a count), then the review of values written with look-alike or hidden
     characters (after the value checks, so a wrong value is reported as wrong), then the
-    computed-number review, the word-level hedge check, the least certain, and last the
-    polarity check, which reads negation against the evidence sentence the claim restates.
+    computed-number review, then whether each number sits where the evidence sentence the
+    claim restates puts it, the word-level hedge check, the least certain, and last the
+    polarity check, which reads negation against that sentence too.
     """
     return [
         QuoteCheck(),
@@ -44,6 +47,7 @@ def default_checks() -> list[Check]:
         NumberCheck(),
         LookalikeCheck(),
         ArithmeticCheck(),
+        NumberPlacementCheck(),
         HedgeCheck(),
         PolarityCheck(),
     ]

@@ -73,6 +73,8 @@ def _bound(before: str, after: str) -> Bound | None:
         if pattern.match(after):
             return bound
     return None
+
+
 _RANGE_JOIN = re.compile(r"^\s*(?:-|to|through|and|or)\s*$", re.IGNORECASE)
 
 

@@ -5,6 +5,7 @@ from judge.pipeline.checks import (
     IdentifierCheck,
     LookalikeCheck,
     NumberCheck,
+    NumberPlacementCheck,
     PolarityCheck,
     QuoteCheck,
     default_checks,
@@ -23,6 +24,7 @@ def test_default_checks_satisfy_the_protocol_in_pipeline_order() -> None:
         NumberCheck,
         LookalikeCheck,
         ArithmeticCheck,
+        NumberPlacementCheck,
         HedgeCheck,
         PolarityCheck,
     ]
@@ -41,9 +43,12 @@ def test_each_check_labels_its_own_failure() -> None:
         "hedges": ("It always ships 12 units.", Label.HEDGE_ADDED),
         "polarity": ("We do not ship fast.", Label.CONTRADICTED),
     }
+    # A number moved between two facts needs two facts with numbers.
+    own_evidence = {"number_placement": "Unopened items ship in 30 days. Opened ones in 14 days."}
+    failing["number_placement"] = ("Unopened items ship in 14 days.", Label.NUMBER_MISMATCH)
     for check in default_checks():
         claim, label = failing[check.name]
-        outcome = check(claim, evidence)
+        outcome = check(claim, own_evidence.get(check.name, evidence))
         assert outcome is not None, check.name
         assert outcome.check == check.name
         assert outcome.status is not CheckStatus.PASSED, check.name
