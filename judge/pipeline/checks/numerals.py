@@ -124,3 +124,38 @@ def parse_spelled(phrase: str) -> Spelled | None:
             return None
         index += 1
     return Spelled((total + current) * factor, last == "ordinal")
+
+
+# Multiples written as one word: "tenfold", "twofold" ("ten-fold" is a number word already).
+FOLD = re.compile(
+    r"\b(?P<number>" + "|".join(sorted([*_UNITS, *_TENS, "hundred", "thousand"], key=len,
+                                       reverse=True)) + r")fold\b",
+    re.IGNORECASE,
+)  # fmt: skip
+
+# Roman numerals where a count is written that way: "phase III", "type II diabetes", "World
+# War II", "stage IV". Only after such a word: elsewhere "I" is a pronoun and "V" a letter.
+ROMAN = re.compile(
+    r"(?i:\b(?:phase|phases|type|stage|grade|class|level|tier|category|world\s+war|chapter|"
+    r"part|volume|vol\.|article|title|schedule|round|season|series)\s+)"
+    r"(?P<roman>[IVX]{1,6})\b(?!-\w)"
+)
+_ROMAN_DIGITS = {"I": 1, "V": 5, "X": 10}
+
+
+def roman_value(numeral: str) -> int | None:
+    """The value of an upper-case Roman numeral up to 39, or None when it is not well formed."""
+    total = 0
+    for index, char in enumerate(numeral):
+        value = _ROMAN_DIGITS[char]
+        following = _ROMAN_DIGITS[numeral[index + 1]] if index + 1 < len(numeral) else 0
+        total += -value if value < following else value
+    if not 0 < total < 40 or _roman(total) != numeral:
+        return None
+    return total
+
+
+def _roman(value: int) -> str:
+    tens, units = divmod(value, 10)
+    ones = ("", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX")
+    return "X" * tens + ones[units]

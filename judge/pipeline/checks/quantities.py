@@ -276,6 +276,14 @@ def _word_quantities(text: str) -> Iterator[Quantity]:
             text=match.group(0), start=match.start(), end=match.end(),
             checkable=bool(whole) and not part,
         )  # fmt: skip
+    for match in numerals.FOLD.finditer(text):
+        parsed = numerals.parse_spelled(match.group("number"))
+        if parsed is not None:
+            yield _word_number(text, match, parsed.value, group=0)
+    for match in numerals.ROMAN.finditer(text):
+        value = numerals.roman_value(match.group("roman"))
+        if value is not None:
+            yield _word_number(text, match, Decimal(value), group="roman")
     runs = [m for m in numerals.SPELLED.finditer(text) if not fractions.overlaps(*m.span())]
     index = 0
     while index < len(runs):
@@ -289,6 +297,15 @@ def _word_quantities(text: str) -> Iterator[Quantity]:
                 continue
         yield from _spelled(text, match.group(0), match.start())
         index += 1
+
+
+def _word_number(text: str, match: re.Match[str], value: Decimal, *, group: str | int) -> Quantity:
+    """A whole number written as a word that is no run of number words: "tenfold", "III"."""
+    start, end = match.span(group)
+    return Quantity(
+        value=value, exponent=0, coarse=0, negative=False, unit=None, approx=False,
+        ordinal=False, spelled=True, scale=0, text=text[start:end], start=start, end=end,
+    )  # fmt: skip
 
 
 def _spoken_decimal(text: str, whole: re.Match[str], fraction: re.Match[str]) -> Quantity | None:

@@ -42,6 +42,9 @@ check = NumberCheck()
         ("Half a million people came.", "500,000 people came."),
         ("One-third of staff left.", "33% of staff left."),
         ("The walk takes a 3-day hike.", "The hike takes three days."),
+        ("It is a phase 3 trial.", "It is a phase III trial."),
+        ("Patients had type II diabetes.", "Patients had type 2 diabetes."),
+        ("A 10-fold increase was seen.", "A tenfold increase was seen."),
     ],
 )
 def test_same_number_in_another_format_passes(claim: str, evidence: str) -> None:
@@ -65,6 +68,9 @@ def test_same_number_in_another_format_passes(claim: str, evidence: str) -> None
         ("The pack holds 12 bottles.", "The pack holds 21 bottles.", "12"),
         ("It lasted thirty days.", "It lasted 13 days.", "thirty days"),
         ("One in five adults smoke.", "40% of adults smoke.", "One in five"),
+        ("Patients had type 1 diabetes.", "Patients had type II diabetes.", "1"),
+        ("It is a phase IV trial.", "It is a phase 3 trial.", "IV"),
+        ("A threefold increase was seen.", "A 2-fold increase was seen.", "threefold"),
     ],
 )
 def test_number_absent_from_evidence_fails(claim: str, evidence: str, missing: str) -> None:
@@ -187,3 +193,8 @@ def test_a_limit_fails_on_the_other_side_or_far_from_it(
     assert outcome.status is CheckStatus.FAILED
     assert outcome.label is Label.NUMBER_MISMATCH
     assert outcome.missing == (missing,)
+
+
+@pytest.mark.parametrize("text", ["I said it was fine.", "Vitamin D and vitamin C.", "Stage IV-B"])
+def test_letters_are_roman_numerals_only_where_counts_are_written_so(text: str) -> None:
+    assert find_quantities(normalise(text)) == []
