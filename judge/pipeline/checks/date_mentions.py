@@ -66,6 +66,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("year", rf"(?<![\d.,$€£#-]){_YEAR}(?![\d%]|\.\d|,\d|\s?(?:%|per\s?cent|million|billion|"
                  rf"thousand|mg|kg|km|ml|people|patients|participants|cases)\b)"),
         ("weekday", r"\b(?P<wd>" + "|".join(WEEKDAYS) + r")s?\b"),
+        # "TGIF" ("thank God it's Friday") names the day in chat and mail.
+        ("tgif", r"\bTGIF\b"),
         ("month", rf"\b(?:in|since|until|till|from|through|during|early|late|mid|last|next|"
                   rf"this|each|every|of)[\s-]+{_FULL_MON}\b"),
     )
@@ -145,6 +147,8 @@ def _read(kind: str, match: re.Match[str], text: str) -> Iterator[DateMention]:
             yield span(year=year)
     elif kind == "weekday":
         yield span(weekday=weekday)
+    elif kind == "tgif":
+        yield span(weekday=WEEKDAYS.index("friday"))
     elif kind == "month":
         yield span(month=month)
 

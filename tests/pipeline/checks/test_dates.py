@@ -26,6 +26,7 @@ check = DateCheck()
         ("They won in 2019.", "### Date Fri 15 Feb 19 They won the cup."),
         ("It was announced on Wednesday.", "On Wednesday the bank announced it."),
         ("It was announced on Wednesday.", "It was announced on 3 January 2024."),
+        ("They meet for a beer on Friday night.", "Alex: Wanna grab some beer? TGIF"),
         ("yes, it was released on september 17, 1991", "Released 17 September 1991."),
     ],
 )
