@@ -24,8 +24,9 @@ from pydantic import BaseModel
 from judge.config import Settings
 from judge.errors import ConfigError, JudgeUnavailable
 from judge.judges.cache import VerdictCache, call_key, verdict_key
-from judge.judges.endpoint_urls import endpoint_pool
-from judge.judges.pool import EndpointPool
+from judge.judges.endpoint_urls import api_base, endpoint_pool
+from judge.judges.pool import POOL_ROOT, EndpointPool, PoolTransport
+from judge.judges.served import served_models
 from judge.judges.templates import RenderedPrompt, ledger_nonce, new_nonce, new_nonce_key
 from judge.pipeline.claims.decompose import Conclusion, Facts, conclusion_prompt, decompose_prompt
 from judge.pipeline.entail.score import LABEL_ONLY_NOTE, read_score
@@ -68,12 +69,16 @@ class _Shared:
     variant: VerdictVariant
     model: str | None
     owns_client: bool
+    # The plain HTTP client that lists the served models, and the API root it asks.
+    make_lookup: Callable[[], httpx.AsyncClient]
+    lookup_root: str
     pool: EndpointPool | None = None
     # Built on the first call that goes to the server: a request served wholly from the cache
     # pays neither for the clients (an SSL context, openai's resource modules) nor for
     # instructor's wrapping of them.
     _openai: openai.AsyncOpenAI | None = None
     _instructor: instructor.AsyncInstructor | None = None
+    _lookup: httpx.AsyncClient | None = None
     # Claims judged side by side each need the model id: one of them asks the server.
     model_lookup: asyncio.Lock = field(default_factory=asyncio.Lock)
     nonce_key: bytes = field(default_factory=new_nonce_key)
@@ -92,9 +97,17 @@ class _Shared:
             self._instructor = structured_client(self.openai)
         return self._instructor
 
+    @property
+    def lookup(self) -> httpx.AsyncClient:
+        if self._lookup is None:
+            self._lookup = self.make_lookup()
+        return self._lookup
+
     async def close(self) -> None:
         if self._openai is not None:
             await self._openai.close()
+        if self._lookup is not None:
+            await self._lookup.aclose()
 
 
 class HttpJudge:
@@ -139,17 +152,10 @@ class HttpJudge:
         """The ids of the models the server serves (GET /v1/models), for readiness checks.
 
         Raises ``JudgeUnavailable`` when the server cannot be reached or answers an error.
+        Asked once, without retries, over plain HTTP (:mod:`judge.judges.served`).
         """
-        try:
-            page = await self._shared.openai.with_options(max_retries=0).models.list()
-        except Exception as exc:
-            from judge.judges.faults import openai_fault
-
-            fault = openai_fault(exc)
-            if fault is None:
-                raise
-            raise fault from exc
-        return [entry.id for entry in page.data]
+        shared = self._shared
+        return await served_models(shared.lookup, shared.lookup_root, shared.settings.api_key)
 
     async def resolve_model(self) -> str:
         """The configured model id, or the one model the server lists (asked once)."""
@@ -400,6 +406,15 @@ def build_http_judge(
         assert http_client is not None
         return given_openai_client(settings, url, http_client)
 
+    def make_lookup() -> httpx.AsyncClient:
+        if pool is None:
+            assert http_client is not None
+            return http_client  # the caller's, closed by the caller
+        return httpx.AsyncClient(
+            transport=PoolTransport(pool, probe_timeout_s=settings.connect_timeout_s),
+            timeout=httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
+        )
+
     shared = _Shared(
         settings=settings,
         make_openai=make_openai,
@@ -407,6 +422,8 @@ def build_http_judge(
         variant=cast(VerdictVariant, chosen),
         model=model or settings.model,
         owns_client=owns_client,
+        make_lookup=make_lookup,
+        lookup_root=POOL_ROOT if pool is not None else api_base(url),
         pool=pool,
     )
     return HttpJudge(shared, nonce=new_nonce(), ledger_hash=None, root=True)

@@ -153,10 +153,8 @@ def test_a_repeat_from_a_fresh_process_never_loads_the_http_stack(tmp_path: Path
     with run_fake_openai_server(fake.handler) as base_url:
         env = {
             **os.environ,
+            # No JUDGE_MODEL: the served model is looked up on every run, over plain HTTP.
             "JUDGE_BASE_URL": base_url,
-            # Named, as the embedded judge names it: without it the model is looked up, a call
-            # to the server, through the openai client.
-            "JUDGE_MODEL": "fake-judge",
             "JUDGE_STATE_DIR": str(tmp_path / "state"),
             "JUDGE_CHECK_CONCLUSION": "always",
         }
