@@ -29,7 +29,13 @@ class HedgeGroup:
 
 
 def _group(name: str, claim: str, evidence: str) -> HedgeGroup:
-    return HedgeGroup(name, re.compile(rf"\b(?:{claim})\b"), re.compile(rf"\b(?:{evidence})\b"))
+    # Lookarounds rather than \b: a phrase may end in a sign ("100%"), after which \b needs a
+    # word character to follow.
+    return HedgeGroup(name, _phrase(claim), _phrase(evidence))
+
+
+def _phrase(alternatives: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
 
 
 _ALWAYS = r"always|invariably|without exception|in (?:all|every) cases?|at all times|every time"
@@ -54,7 +60,8 @@ GROUPS: tuple[HedgeGroup, ...] = (
     _group(
         "always",
         _ALWAYS,
-        rf"{_ALWAYS}|constantly|consistently|all the time|each time|whenever|in every case",
+        rf"{_ALWAYS}|constantly|consistently|all the time|each time|whenever|in every case|"
+        r"(?:every|each) (?:day|week|month|year|season|morning|evening|night)",
     ),
     _group(
         "never",
