@@ -68,8 +68,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("weekday", r"\b(?P<wd>" + "|".join(WEEKDAYS) + r")s?\b"),
         # "TGIF" ("thank God it's Friday") names the day in chat and mail.
         ("tgif", r"\bTGIF\b"),
-        ("month", rf"\b(?:in|since|until|till|from|through|during|early|late|mid|last|next|"
-                  rf"this|each|every|of)[\s-]+{_FULL_MON}\b"),
+        ("month", rf"\b(?:in|since|until|till|from|through|throughout|during|early|late|mid|"
+                  rf"last|next|this|each|every|of|for|by|before|after|around)[\s-]+{_FULL_MON}\b"),
     )
 )  # fmt: skip
 _YEAR_CUE = re.compile(
