@@ -45,6 +45,15 @@ check = NumberCheck()
         ("It is a phase 3 trial.", "It is a phase III trial."),
         ("Patients had type II diabetes.", "Patients had type 2 diabetes."),
         ("A 10-fold increase was seen.", "A tenfold increase was seen."),
+        # A limit holds for values on its side of it, and near it.
+        ("Less than 10% agreed.", "8% agreed."),
+        ("Under 10% agreed.", "Fewer than one in ten agreed."),
+        ("The library holds over 260,000 volumes.", "It holds 263,500 volumes."),
+        ("No more than 20 people came.", "18 people came."),
+        ("20 or more people came.", "23 people came."),
+        ("At least 500 jobs will go.", "More than 600 jobs will go."),
+        ("Over 20 years, prices rose.", "In the last 20 years, prices rose."),
+        ("More than 20 people were hurt.", "Over 20 people were hurt."),
     ],
 )
 def test_same_number_in_another_format_passes(claim: str, evidence: str) -> None:
@@ -71,6 +80,14 @@ def test_same_number_in_another_format_passes(claim: str, evidence: str) -> None
         ("Patients had type 1 diabetes.", "Patients had type II diabetes.", "1"),
         ("It is a phase IV trial.", "It is a phase 3 trial.", "IV"),
         ("A threefold increase was seen.", "A 2-fold increase was seen.", "threefold"),
+        # A limit fails on the other side, or far from it (a number about something else).
+        ("Fewer than 10 people came.", "More than 10 people came.", "10"),
+        ("More than 10% agreed.", "8% agreed.", "10%"),
+        ("No more than 20 people came.", "25 people came.", "20"),
+        ("At least 500 jobs will go.", "Up to 500 jobs will go.", "500"),
+        ("Up to 500 jobs will go.", "At least 500 jobs will go.", "500"),
+        ("At least 500 jobs will go.", "More than 400 jobs will go.", "500"),
+        ("More than 20 people were hurt.", "5 firefighters and 95 people were there.", "20"),
     ],
 )
 def test_number_absent_from_evidence_fails(claim: str, evidence: str, missing: str) -> None:
@@ -151,48 +168,6 @@ def test_quantities_read_value_and_unit(text: str, value: Decimal, unit: str | N
     (quantity,) = find_quantities(normalise(text))
     assert quantity.value == value
     assert quantity.unit == unit
-
-
-@pytest.mark.parametrize(
-    ("claim", "evidence"),
-    [
-        ("Less than 10% agreed.", "8% agreed."),
-        ("Under 10% agreed.", "Fewer than one in ten agreed."),
-        ("The library holds over 260,000 volumes.", "It holds 263,500 volumes."),
-        ("No more than 20 people came.", "18 people came."),
-        ("20 or more people came.", "23 people came."),
-        ("At least 500 jobs will go.", "More than 600 jobs will go."),
-        ("Over 20 years, prices rose.", "In the last 20 years, prices rose."),
-        ("More than 20 people were hurt.", "Over 20 people were hurt."),
-    ],
-)
-def test_a_limit_holds_for_values_on_its_side(claim: str, evidence: str) -> None:
-    outcome = check(claim, evidence)
-    assert outcome is not None
-    assert outcome.status is CheckStatus.PASSED, outcome.detail
-
-
-@pytest.mark.parametrize(
-    ("claim", "evidence", "missing"),
-    [
-        ("Fewer than 10 people came.", "More than 10 people came.", "10"),
-        ("More than 10% agreed.", "8% agreed.", "10%"),
-        ("No more than 20 people came.", "25 people came.", "20"),
-        ("At least 500 jobs will go.", "Up to 500 jobs will go.", "500"),
-        ("Up to 500 jobs will go.", "At least 500 jobs will go.", "500"),
-        ("At least 500 jobs will go.", "More than 400 jobs will go.", "500"),
-        # A number far past the limit is about something else.
-        ("More than 20 people were hurt.", "5 firefighters and 95 people were there.", "20"),
-    ],
-)
-def test_a_limit_fails_on_the_other_side_or_far_from_it(
-    claim: str, evidence: str, missing: str
-) -> None:
-    outcome = check(claim, evidence)
-    assert outcome is not None
-    assert outcome.status is CheckStatus.FAILED
-    assert outcome.label is Label.NUMBER_MISMATCH
-    assert outcome.missing == (missing,)
 
 
 @pytest.mark.parametrize("text", ["I said it was fine.", "Vitamin D and vitamin C.", "Stage IV-B"])

@@ -155,18 +155,22 @@ def test_premises_for_claim_follow_citation_order() -> None:
         )
 
 
+# Passages of sentences in several scripts (one to four UTF-8 bytes a character), window sizes
+# and overlaps around the sizes where windows start to be cut.
+_PASSAGES = st.lists(
+    st.text(alphabet=st.sampled_from(list("ab1 .!?\n\t’<>é中😀")), min_size=1, max_size=300),
+    min_size=1,
+    max_size=3,
+).map(lambda texts: [Passage(id=f"P{i}", text=t) for i, t in enumerate(texts) if t.strip()])
+_WINDOWS = st.integers(min_value=64, max_value=200)
+_OVERLAPS = st.integers(min_value=0, max_value=60)
+
+
 @settings(max_examples=40, deadline=None)
-@given(
-    st.lists(
-        st.text(alphabet=st.sampled_from(list("ab .!?\n\t’<>é")), min_size=1, max_size=300),
-        min_size=1,
-        max_size=3,
-    ),
-    st.integers(min_value=64, max_value=200),
-    st.integers(min_value=0, max_value=60),
-)
-def test_any_windowing_maps_back_exactly(texts: list[str], window: int, overlap: int) -> None:
-    passages = [Passage(id=f"P{i}", text=t) for i, t in enumerate(texts) if t.strip()]
+@given(_PASSAGES, _WINDOWS, _OVERLAPS)
+def test_any_windowing_maps_back_exactly(
+    passages: list[Passage], window: int, overlap: int
+) -> None:
     if not passages:
         return
     premises = build_premises(passages, window_tokens=window, overlap_tokens=overlap)
@@ -184,19 +188,10 @@ def test_any_windowing_maps_back_exactly(texts: list[str], window: int, overlap:
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    st.lists(
-        st.text(alphabet=st.sampled_from(list("ab1 .!?\n’é中😀")), min_size=1, max_size=120),
-        min_size=1,
-        max_size=3,
-    ),
-    st.integers(min_value=64, max_value=200),
-    st.integers(min_value=0, max_value=60),
-)
+@given(_PASSAGES, _WINDOWS, _OVERLAPS)
 def test_the_byte_bound_shortcut_gives_the_windows_exact_counts_give(
-    texts: list[str], window: int, overlap: int
+    passages: list[Passage], window: int, overlap: int
 ) -> None:
-    passages = [Passage(id=f"P{i}", text=t) for i, t in enumerate(texts) if t.strip()]
     if not passages:
         return
     shortcut = build_premises(passages, window_tokens=window, overlap_tokens=overlap)
