@@ -7,15 +7,17 @@ evidence sentences that restate it: those holding (nearly) all of its other cont
 When none of them holds the claim's number, and the best of them states another value of the
 same unit where the claim has its number, the number was moved.
 
-Only numbers with a unit ("30 days", "$5", "12%") are read: a bare count is too often a
-different thing than the claim's. A claim no sentence restates closely is left to the judge.
+Numbers are compared by what they measure or count: a unit ("30 days", "$5", "12%"), or the
+noun a bare number counts ("400 students" is compared with "250 students", not with "250
+staff"). A number that names neither is not read, and a claim no sentence restates closely is
+left to the judge.
 """
 
 from __future__ import annotations
 
 from judge.pipeline.checks.matching import found_in
 from judge.pipeline.checks.numbers import claim_quantities
-from judge.pipeline.checks.quantities import Quantity, find_quantities
+from judge.pipeline.checks.quantities import Quantity, counted_noun, find_quantities
 from judge.pipeline.checks.text import normalise
 from judge.pipeline.claims.sentences import content_words, word_form
 from judge.pipeline.entail.select import sentence_index
@@ -36,7 +38,7 @@ class NumberPlacementCheck:
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         text = normalise(claim)
-        numbers = [q for q in claim_quantities(text) if q.unit is not None]
+        numbers = [q for q in claim_quantities(text) if _kind(q, text) is not None]
         if not numbers:
             return None
         wanted = _content(text, numbers)
@@ -50,14 +52,16 @@ class NumberPlacementCheck:
             if any(found_in(number, stated) for _, stated in restating):
                 continue
             sentence, stated = restating[0]
-            instead = [q for q in stated if q.unit == number.unit]
+            kind = _kind(number, text)
+            instead = [q for q in stated if _kind(q, sentence) == kind]
             if instead:
                 moved.append((number, instead, sentence))
         if not moved:
             return CheckOutcome(
                 check=self.name,
                 status=CheckStatus.PASSED,
-                detail="every number of the claim is in an evidence sentence that restates it",
+                detail="no number of the claim stands where the evidence sentence that restates "
+                "it gives another value",
             )
         reasons = "; ".join(
             f"{number.text!r} where the sentence that restates the claim gives "
@@ -71,6 +75,14 @@ class NumberPlacementCheck:
             detail=f"Numbers stated of another fact than in the cited evidence: {reasons}",
             missing=tuple(dict.fromkeys(number.text for number, _, _ in moved)),
         )
+
+
+def _kind(quantity: Quantity, text: str) -> str | None:
+    """What ``quantity`` (a number of ``text``) measures or counts, if it says."""
+    if quantity.unit is not None:
+        return quantity.unit
+    noun = counted_noun(text[quantity.end :]) if quantity.counts else None
+    return None if noun is None else f"count of {word_form(noun)}"
 
 
 def _content(text: str, numbers: list[Quantity]) -> frozenset[str]:

@@ -169,15 +169,22 @@ _NOT_COUNTED = frozenset(
 _NEXT_WORD = re.compile(r"[ \t]+([a-z][a-z-]{2,})\b")
 
 
-def _counts_a_thing(rest: str) -> bool:
-    """Whether ``rest`` (the text after a unit-less number) opens with a lower-case noun that
-    the number counts: "2 tablets", not "2 and", nor "7 business days" (a unit follows)."""
+def counted_noun(rest: str) -> str | None:
+    """The lower-case noun that ``rest`` (the text after a unit-less number) opens with and
+    the number counts: "tablets" of "2 tablets"; none for "2 and", nor for "7 business days"
+    (a unit follows)."""
     word = _NEXT_WORD.match(rest[:40])
     if word is None or word.group(1) in _NOT_COUNTED:
-        return False
+        return None
     # The caller found no unit right after the number; one after the word ("business days")
     # names what the number measures.
-    return _unit_after(rest[word.end() :], None)[0] is None
+    if _unit_after(rest[word.end() :], None)[0] is not None:
+        return None
+    return word.group(1)
+
+
+def _counts_a_thing(rest: str) -> bool:
+    return counted_noun(rest) is not None
 
 
 def _read_before(before: str) -> _Before:
