@@ -46,21 +46,21 @@ class Bound(Enum):
 
 # Negated limits first: "no more than" ends in "more than" but is an upper limit.
 _BOUND_BEFORE: tuple[tuple[Bound, re.Pattern[str]], ...] = tuple(
-    (bound, re.compile(rf"(?:\b(?:{words})|{signs})\s*$", re.IGNORECASE))
-    for bound, words, signs in (
-        (Bound.AT_MOST, r"(?:no|not)\s+more\s+than", r"(?!x)x"),
-        (Bound.AT_LEAST, r"(?:no|not)\s+(?:less|fewer)\s+than", r"(?!x)x"),
+    (bound, re.compile(rf"(?:{pattern})\s*$", re.IGNORECASE))
+    for bound, pattern in (
+        (Bound.AT_MOST, r"\b(?:no|not)\s+more\s+than"),
+        (Bound.AT_LEAST, r"\b(?:no|not)\s+(?:less|fewer)\s+than"),
         (
             Bound.AT_LEAST,
-            r"more\s+than|over|above|exceeding|at\s+least|upwards\s+of|in\s+excess\s+of",
-            r"[>≥]",
+            r"\b(?:more\s+than|over|above|exceeding|at\s+least|upwards\s+of|in\s+excess\s+of)"
+            r"|[>≥]",
         ),
-        (Bound.AT_MOST, r"less\s+than|fewer\s+than|under|below|at\s+most|up\s+to", r"[<≤]"),
+        (Bound.AT_MOST, r"\b(?:less\s+than|fewer\s+than|under|below|at\s+most|up\s+to)|[<≤]"),
     )
 )
 _BOUND_AFTER: tuple[tuple[Bound, re.Pattern[str]], ...] = (
-    (Bound.AT_LEAST, re.compile(r"^(?:\+|\s?-?plus\b|\s+or\s+(?:more|above|over)\b)")),
-    (Bound.AT_MOST, re.compile(r"^\s+or\s+(?:fewer|less|under|below)\b", re.IGNORECASE)),
+    (Bound.AT_LEAST, re.compile(r"^(?:\+|\s?-?plus\b|\s+or\s+(?:more|above|over)\b)", re.I)),
+    (Bound.AT_MOST, re.compile(r"^\s+or\s+(?:fewer|less|under|below)\b", re.I)),
 )
 
 
