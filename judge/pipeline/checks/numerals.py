@@ -141,6 +141,8 @@ ROMAN = re.compile(
     r"(?P<roman>[IVX]{1,6})\b(?!-\w)"
 )
 _ROMAN_DIGITS = {"I": 1, "V": 5, "X": 10}
+# A quarter of a year written "Q3" is the third quarter: an ordinal.
+QUARTER = re.compile(r"\bQ(?P<quarter>[1-4])\b")
 
 
 def roman_value(numeral: str) -> int | None:

@@ -291,6 +291,10 @@ def _word_quantities(text: str) -> Iterator[Quantity]:
         value = numerals.roman_value(match.group("roman"))
         if value is not None:
             yield _word_number(text, match, Decimal(value), group="roman")
+    for match in numerals.QUARTER.finditer(text):
+        yield replace(
+            _word_number(text, match, Decimal(match.group("quarter")), group=0), ordinal=True
+        )
     runs = [m for m in numerals.SPELLED.finditer(text) if not fractions.overlaps(*m.span())]
     index = 0
     while index < len(runs):
@@ -307,7 +311,8 @@ def _word_quantities(text: str) -> Iterator[Quantity]:
 
 
 def _word_number(text: str, match: re.Match[str], value: Decimal, *, group: str | int) -> Quantity:
-    """A whole number written as a word that is no run of number words: "tenfold", "III"."""
+    """A whole number written as a word that is no run of number words: "tenfold", "III",
+    "Q3"."""
     start, end = match.span(group)
     return Quantity(
         value=value, exponent=0, coarse=0, negative=False, unit=None, approx=False,

@@ -98,7 +98,9 @@ _SPELLING = {
     "ounce": "oz", "ounces": "oz", "tonnes": "tonne", "ton": "tonne", "tons": "tonne",
     "millilitre": "ml", "millilitres": "ml", "milliliter": "ml", "milliliters": "ml",
     "litre": "l", "litres": "l", "liter": "l", "liters": "l", "gallons": "gallon",
-    "kph": "km/h", "celsius": "°c", "degrees celsius": "°c", "° c": "°c",
+    "kph": "km/h", "kilometres per hour": "km/h", "kilometers per hour": "km/h",
+    "km per hour": "km/h", "miles per hour": "mph", "miles an hour": "mph",
+    "celsius": "°c", "degrees celsius": "°c", "° c": "°c",
     "fahrenheit": "°f", "degrees fahrenheit": "°f", "° f": "°f",
 }  # fmt: skip
 # Symbols that are also ordinary words or letters count only when glued to the number.
