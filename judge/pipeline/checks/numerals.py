@@ -140,24 +140,20 @@ ROMAN = re.compile(
     r"part|volume|vol\.|article|title|schedule|round|season|series)\s+)"
     r"(?P<roman>[IVX]{1,6})\b(?!-\w)"
 )
-_ROMAN_DIGITS = {"I": 1, "V": 5, "X": 10}
 # A quarter of a year written "Q3" is the third quarter: an ordinal.
 QUARTER = re.compile(r"\bQ(?P<quarter>[1-4])\b")
-
-
-def roman_value(numeral: str) -> int | None:
-    """The value of an upper-case Roman numeral up to 39, or None when it is not well formed."""
-    total = 0
-    for index, char in enumerate(numeral):
-        value = _ROMAN_DIGITS[char]
-        following = _ROMAN_DIGITS[numeral[index + 1]] if index + 1 < len(numeral) else 0
-        total += -value if value < following else value
-    if not 0 < total < 40 or _roman(total) != numeral:
-        return None
-    return total
 
 
 def _roman(value: int) -> str:
     tens, units = divmod(value, 10)
     ones = ("", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX")
     return "X" * tens + ones[units]
+
+
+# Every well-formed numeral up to 39, the only spellings read: "IIII" and "VX" are none.
+_ROMAN_VALUES = {_roman(value): value for value in range(1, 40)}
+
+
+def roman_value(numeral: str) -> int | None:
+    """The value of an upper-case Roman numeral up to 39, or None when it is not well formed."""
+    return _ROMAN_VALUES.get(numeral)

@@ -128,7 +128,8 @@ def _fits_by_bytes(spans: Sequence[SourceSpan], texts: dict[str, str], window_to
     """Whether the spans, a header each, fit one sentence's budget counted in UTF-8 bytes: a
     token is at least one byte, so then they fit one window counted in tokens too."""
     size = sum(
-        _utf8_bytes(texts[span.passage_id][span.start : span.end]) + _header_bytes(span.passage_id)
+        _utf8_bytes(texts[span.passage_id][span.start : span.end])
+        + _header_size(span.passage_id, _utf8_bytes)
         for span in spans
     )
     return size <= min(_sentence_budget(window_tokens), window_tokens)
@@ -138,8 +139,9 @@ def _utf8_bytes(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-def _header_bytes(passage_id: str) -> int:
-    return _utf8_bytes(f"[{passage_id}]\n") + 1
+def _header_size(passage_id: str, count: Callable[[str], int]) -> int:
+    """What the passage header ("[S1]" and its line break) costs, by ``count``, and one more."""
+    return count(f"[{passage_id}]\n") + 1
 
 
 def _sentence_budget(window_tokens: int) -> int:
@@ -182,16 +184,12 @@ def _cut(passage_id: str, text: str, start: int, end: int, budget: int) -> list[
     return units
 
 
-def _header_tokens(passage_id: str) -> int:
-    return count_tokens(f"[{passage_id}]\n") + 1
-
-
 def _cost(window: Sequence[_Unit]) -> int:
     total = 0
     previous: str | None = None
     for unit in window:
         if unit.passage_id != previous:
-            total += _header_tokens(unit.passage_id)
+            total += _header_size(unit.passage_id, count_tokens)
             previous = unit.passage_id
         total += unit.tokens
     return total

@@ -62,6 +62,20 @@ def test_a_confident_flip_is_contradicted(claim: str, evidence: str) -> None:
             "Shipping fees are refunded when the item arrived damaged.",
             "Shipping fees are non-refundable, except when the item arrived damaged.",
         ),
+        # Opposites that do not flip the claim.
+        # A negation on one side turns the opposite back: no flip.
+        ("Prices did not fall in 2020.", "Prices rose in 2020."),
+        # Comparatives beside "than" compare two things, in either order.
+        ("Risk was higher in men than in women.", "Risk was lower in women than in men."),
+        # Either side also states the other sense: two things, not a flip.
+        ("Prices increased in 2020.", "Prices rose in 2020 after a fall in demand."),
+        ("Unemployment fell in March.", "Unemployment rose in March, and fell in April."),
+        ("Sales rose as costs fell.", "Sales rose while costs fell."),
+        ("Sales doubled.", "Sales doubled while costs halved."),
+        ("The mayor approved the plan.", "The council rejected the plan; the mayor approved it."),
+        # Converses are not listed: the same event with the parties swapped.
+        ("The club sold the player to Leeds.", "Leeds bought the player from the club."),
+        ("Spain lost to Italy in the final.", "Italy won against Spain in the final."),
     ],
 )
 def test_same_polarity_passes(claim: str, evidence: str) -> None:
@@ -138,29 +152,6 @@ def test_an_opposite_word_in_the_restated_sentence_is_contradicted(
     assert outcome is not None
     assert outcome.status is CheckStatus.FAILED and outcome.label is Label.CONTRADICTED
     assert f"the claim says {said!r} where the evidence says {instead!r}" in outcome.detail
-
-
-@pytest.mark.parametrize(
-    ("claim", "evidence"),
-    [
-        # A negation on one side turns the opposite back: no flip.
-        ("Prices did not fall in 2020.", "Prices rose in 2020."),
-        # Comparatives beside "than" compare two things, in either order.
-        ("Risk was higher in men than in women.", "Risk was lower in women than in men."),
-        # Either side also states the other sense: two things, not a flip.
-        ("Prices increased in 2020.", "Prices rose in 2020 after a fall in demand."),
-        ("Unemployment fell in March.", "Unemployment rose in March, and fell in April."),
-        ("Sales rose as costs fell.", "Sales rose while costs fell."),
-        ("Sales doubled.", "Sales doubled while costs halved."),
-        ("The mayor approved the plan.", "The council rejected the plan; the mayor approved it."),
-        # Converses are not listed: the same event with the parties swapped.
-        ("The club sold the player to Leeds.", "Leeds bought the player from the club."),
-        ("Spain lost to Italy in the final.", "Italy won against Spain in the final."),
-    ],
-)
-def test_opposites_that_do_not_flip_the_claim_pass(claim: str, evidence: str) -> None:
-    outcome = CHECK(claim, evidence)
-    assert outcome is None or outcome.status is CheckStatus.PASSED, outcome
 
 
 def test_a_word_read_with_and_without_a_prefix_counts_once_towards_the_overlap() -> None:
