@@ -10,9 +10,12 @@ from pydantic import ValidationError
 
 from judge.config import ConclusionPolicy, ProbePolicy, Settings
 from judge.judges.cache import VerdictCache
+from judge.judges.http import build_http_judge
+from judge.judges.transport import FailFastTransport
 from judge.pipeline.runner import verify
 from judge.schemas import Action, Label
 from tests.support.fake_judge import (
+    FAKE_BASE_URL,
     FakeJudgeServer,
     conclusion_response,
     connection_refused,
@@ -121,6 +124,38 @@ async def test_every_judge_failure_ends_in_verifier_error_and_block(failure: Any
     judged = [v for v in response.verdicts if v.label is not Label.NOT_FACTUAL]
     assert judged and all(v.label is Label.VERIFIER_ERROR for v in judged)
     assert all(v.error for v in judged)
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        pytest.param(lambda: read_timeout(), id="timeout"),
+        pytest.param(lambda: connection_refused(), id="refused"),
+        pytest.param(lambda: http_error(500), id="http-500"),
+        pytest.param(lambda: httpx.Response(200, text="<html>not a list</html>"), id="garbage"),
+        pytest.param(lambda: httpx.Response(200, json={"data": []}), id="no-model"),
+    ],
+)
+async def test_a_failed_model_lookup_ends_in_verifier_error_and_block(failure: Any) -> None:
+    # No JUDGE_MODEL: the served model is asked for before any claim is judged.
+    fake = FakeJudgeServer()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/models"):
+            answer: httpx.Response | BaseException = failure()
+            if isinstance(answer, BaseException):
+                raise answer
+            return answer
+        return fake.handler(request)
+
+    settings = fake_settings(check_conclusion=False)
+    client = httpx.AsyncClient(transport=FailFastTransport(httpx.MockTransport(handler)))
+    judge = build_http_judge(settings, base_url=FAKE_BASE_URL, model=None, http_client=client)
+    response = await verify(example("multi_hop.json"), settings, judge=judge)
+    assert response.action is Action.BLOCK
+    judged = [v for v in response.verdicts if v.label is not Label.NOT_FACTUAL]
+    assert judged and all(v.label is Label.VERIFIER_ERROR for v in judged)
+    assert fake.requests == []
 
 
 TWO_SENTENCES: dict[str, Any] = {
