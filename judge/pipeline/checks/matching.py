@@ -41,6 +41,8 @@ def same_quantity(claim: Quantity, evidence: Quantity) -> bool:
         return False
     if evidence.counts and claim.unit is not None:
         return False  # "2 days" is not the "2" of "2 tablets"
+    if claim.counts and evidence.unit is not None and not evidence.unit.startswith("cur:"):
+        return False  # nor is "500 tablets" the "500" of "500 mg"
     if evidence.ordinal and claim.unit is not None and not claim.unit.startswith("cur:"):
         return False  # "one day" is not "the first" response
     if claim.negative and not evidence.negative:

@@ -414,6 +414,8 @@ def _join_ranges(text: str, found: list[Quantity]) -> list[Quantity]:
             right = replace(right, approx=True)
         if left.bound is not None and right.bound is None:
             right = replace(right, bound=left.bound)
+        if right.counts and left.unit is None and not left.ordinal:
+            left = replace(left, counts=True)  # "1 or 2 tablets": both count tablets
         joined[index], joined[index + 1] = left, right
     return joined
 
