@@ -2,22 +2,29 @@
 
 The number check finds each number somewhere in the cited evidence. A claim can still move a
 number from one fact to another of the same passage: "opened items within 30 days" where the
-evidence gives opened items 14 days and unopened ones 30. Here the claim is compared with the
-evidence sentences that restate it: those holding (nearly) all of its other content words.
-When none of them holds the claim's number, and the best of them states another value of the
-same unit where the claim has its number, the number was moved.
+evidence gives opened items 14 days and unopened ones 30. Two readings find that:
 
-Numbers are compared by what they measure or count: a unit ("30 days", "$5", "12%"), or the
-noun a bare number counts ("400 students" is compared with "250 students", not with "250
-staff"). A number that names neither is not read, and a claim no sentence restates closely is
-left to the judge.
+* The evidence sentences that restate the claim (those holding nearly all of its other
+  content words). When none of them holds the claim's number, and the best of them states
+  another value of the same kind where the claim has its number, the number was moved.
+* The number's slot: the words around it in its clause (:mod:`number_slots`). When the
+  evidence gives those words to another value of the same kind, and to no mention of the
+  claim's value nearly as well, the number was moved: "requires Python 3.9" where the evidence
+  says "requires Python 3.10" and "Python 3.9 is no longer supported".
+
+Numbers are compared by what they measure, count or number: a unit ("30 days", "$5", "12%"),
+the noun a bare number counts ("400 students" is compared with "250 students", not with "250
+staff"), or the name right before it ("Python 3.9"). A number that names none of these is not
+read, and a claim the evidence does not restate closely is left to the judge.
 """
 
 from __future__ import annotations
 
-from judge.pipeline.checks.matching import found_in
-from judge.pipeline.checks.numbers import claim_quantities
-from judge.pipeline.checks.quantities import Quantity, counted_noun, find_quantities
+from judge.pipeline.checks.matching import found_in, same_quantity
+from judge.pipeline.checks.number_slots import kind as _kind
+from judge.pipeline.checks.number_slots import slot
+from judge.pipeline.checks.numbers import claim_quantities, evidence_quantities
+from judge.pipeline.checks.quantities import Quantity, find_quantities
 from judge.pipeline.checks.text import normalise
 from judge.pipeline.claims.sentences import content_words, word_form
 from judge.pipeline.entail.select import sentence_index
@@ -29,6 +36,10 @@ RESTATING_OVERLAP = 0.8
 MIN_CONTENT_WORDS = 3
 # Sentences compared: the best-ranked, as the polarity check reads them.
 TOP_SENTENCES = 3
+# A slot is read as given to another value when that value shares at least this many of its
+# words, and this many more than the best mention of the claim's own value.
+SLOT_SHARED = 2
+SLOT_MARGIN = 2
 
 
 class NumberPlacementCheck:
@@ -38,51 +49,84 @@ class NumberPlacementCheck:
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         text = normalise(claim)
-        numbers = [q for q in claim_quantities(text) if _kind(q, text) is not None]
+        every = claim_quantities(text)
+        numbers = [q for q in every if _kind(q, text) is not None]
         if not numbers:
             return None
         wanted = _content(text, numbers)
-        if len(wanted) < MIN_CONTENT_WORDS:
-            return None
-        restating = _restating(text, normalise(evidence), wanted)
-        if not restating:
-            return None
-        moved: list[tuple[Quantity, list[Quantity], str]] = []
+        restating = (
+            _restating(text, normalise(evidence), wanted)
+            if len(wanted) >= MIN_CONTENT_WORDS
+            else []
+        )
+        moved: list[tuple[Quantity, str]] = []
         for number in numbers:
-            if any(found_in(number, stated) for _, stated in restating):
-                continue
-            sentence, stated = restating[0]
-            kind = _kind(number, text)
-            instead = [q for q in stated if _kind(q, sentence) == kind]
-            if instead:
-                moved.append((number, instead, sentence))
+            found = _moved_in_sentence(number, text, restating) or _moved_in_slot(
+                number, text, every, evidence
+            )
+            if found is not None:
+                moved.append((number, found))
         if not moved:
+            # The slot reading only ever finds a moved number; a pass needs a restating sentence.
+            if not restating:
+                return None
             return CheckOutcome(
                 check=self.name,
                 status=CheckStatus.PASSED,
                 detail="no number of the claim stands where the evidence sentence that restates "
                 "it gives another value",
             )
-        reasons = "; ".join(
-            f"{number.text!r} where the sentence that restates the claim gives "
-            f"{', '.join(repr(q.text) for q in instead)}: {sentence!r}"
-            for number, instead, sentence in moved
-        )
+        reasons = "; ".join(f"{number.text!r} {where}" for number, where in moved)
         return CheckOutcome(
             check=self.name,
             status=CheckStatus.FAILED,
             label=Label.NUMBER_MISMATCH,
             detail=f"Numbers stated of another fact than in the cited evidence: {reasons}",
-            missing=tuple(dict.fromkeys(number.text for number, _, _ in moved)),
+            missing=tuple(dict.fromkeys(number.text for number, _ in moved)),
         )
 
 
-def _kind(quantity: Quantity, text: str) -> str | None:
-    """What ``quantity`` (a number of ``text``) measures or counts, if it says."""
-    if quantity.unit is not None:
-        return quantity.unit
-    noun = counted_noun(text[quantity.end :]) if quantity.counts else None
-    return None if noun is None else f"count of {word_form(noun)}"
+def _moved_in_sentence(
+    number: Quantity, claim: str, restating: list[tuple[str, list[Quantity]]]
+) -> str | None:
+    """Other values of the number's kind in the best restating sentence, when none of the
+    restating sentences holds the number."""
+    if not restating or any(found_in(number, stated) for _, stated in restating):
+        return None
+    sentence, stated = restating[0]
+    kind = _kind(number, claim)
+    instead = [q for q in stated if _kind(q, sentence) == kind]
+    if not instead:
+        return None
+    return f"where the sentence that restates the claim gives {_values(instead)}: {sentence!r}"
+
+
+def _moved_in_slot(
+    number: Quantity, claim: str, numbers: list[Quantity], evidence: str
+) -> str | None:
+    """The evidence value of the number's kind that its slot's words are said of, when the
+    evidence says them of no mention of the number itself nearly as well."""
+    kind = _kind(number, claim)
+    words = slot(claim, number, numbers, kind)
+    if len(words) < SLOT_SHARED:
+        return None
+    text = normalise(evidence)
+    stated = evidence_quantities(evidence)
+    own, other, best = -1, -1, None
+    for mention in stated:
+        shared = len(words & slot(text, mention, stated, kind))
+        if same_quantity(number, mention):
+            own = max(own, shared)
+        elif _kind(mention, text) == kind and shared > other:
+            other, best = shared, mention
+    if best is None or other < SLOT_SHARED or other < own + SLOT_MARGIN:
+        return None
+    same_words = ", ".join(sorted(words & slot(text, best, stated, kind)))
+    return f"where the evidence gives {_values([best])} with the same words ({same_words})"
+
+
+def _values(quantities: list[Quantity]) -> str:
+    return ", ".join(repr(q.text) for q in quantities)
 
 
 def _content(text: str, numbers: list[Quantity]) -> frozenset[str]:

@@ -66,3 +66,58 @@ def test_claims_it_cannot_place_are_left_alone(claim: str, evidence: str) -> Non
 def test_the_default_checks_place_numbers_after_finding_them() -> None:
     names = [check.name for check in default_checks()]
     assert names.index("numbers") < names.index("number_placement") < names.index("polarity")
+
+
+RELEASE = (
+    "Python 3.9 is no longer supported; Tessera now requires Python 3.10 or later. "
+    "The default request timeout changed from 30 to 60 seconds."
+)
+COLLAPSE = (
+    "The mine collapsed on Wednesday, killing at least two people and leaving more than 50 "
+    "missing. Rescuers brought out three people, two of whom showed no signs of life."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "moved", "instead"),
+    [
+        # Both versions are in the sentence; "requires" is said of the other one.
+        ("Tessera now requires Python 3.9 or later.", RELEASE, "3.9", "3.10"),
+        ("The default request timeout changed from 60 to 30 seconds.", RELEASE, "60", "30"),
+        # "three people" is in the evidence, but not killed; the claim's other words differ
+        # too much for any sentence to restate it.
+        (
+            "A Chinese mine collapse killed at least three people and left over 50 others hurt.",
+            COLLAPSE,
+            "three",
+            "two",
+        ),
+    ],
+)
+def test_a_number_given_the_words_of_another_value_fails(
+    claim: str, evidence: str, moved: str, instead: str
+) -> None:
+    outcome = CHECK(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is CheckStatus.FAILED and outcome.label is Label.NUMBER_MISMATCH
+    assert outcome.missing == (moved,)
+    assert f"{moved!r} where the evidence gives {instead!r} with the same words" in outcome.detail
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("Tessera now requires Python 3.10 or later.", RELEASE),
+        ("Python 3.9 is no longer supported.", RELEASE),
+        ("The default request timeout changed from 30 to 60 seconds.", RELEASE),
+        ("The collapse killed at least two people.", COLLAPSE),
+        ("Rescuers brought out three people.", COLLAPSE),
+        # Said the other way round, the words are still the number's own.
+        ("The collapse killed three people.", "Three people were killed, and two were hurt."),
+        # As many shared words for both values: not read as moved.
+        ("Sales rose 5% in 2020, while profit rose 3%.", "Profit rose 3%. Sales rose 5%."),
+    ],
+)
+def test_a_number_with_its_own_words_is_not_moved(claim: str, evidence: str) -> None:
+    outcome = CHECK(claim, evidence)
+    assert outcome is None or outcome.status is CheckStatus.PASSED, outcome
