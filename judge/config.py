@@ -11,6 +11,8 @@ from typing import Any
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from judge.text import strict_json
+
 
 class CitationPolicy(StrEnum):
     STRICT = "strict"  # an uncited factual claim fails as `uncited`
@@ -268,11 +270,11 @@ def _read_config_file(path: Path) -> dict[str, Any]:
 
             data = tomllib.loads(raw)
         else:
-            import json
-
-            data = json.loads(raw)
+            data = strict_json.loads(raw)
     except ValueError as exc:
         raise ConfigError(f"config file {path} is not valid: {exc}") from exc
+    except strict_json.DuplicateKeyError as exc:
+        raise ConfigError(f"config file {path} holds a {exc.describe()}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"config file {path} must hold a table of settings")
     return data

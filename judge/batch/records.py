@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from judge.text import strict_json
+
 STDIN = "-"
 # Files of a folder that are read, in name order; anything else in it is left alone.
 INPUT_SUFFIXES = (".jsonl", ".ndjson", ".json")
@@ -81,7 +83,9 @@ def parse_lines(lines: Iterable[str], name: str) -> Iterator[BatchItem]:
 
 def parse_line(line: str, source: str) -> BatchItem:
     try:
-        record = json.loads(line)
+        record = strict_json.loads(line)
+    except strict_json.DuplicateKeyError as exc:
+        return _bad(source, None, "malformed", exc.describe())
     except json.JSONDecodeError as exc:
         return _bad(source, None, "malformed", f"malformed JSON at column {exc.colno}: {exc.msg}")
     except RecursionError:

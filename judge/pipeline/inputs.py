@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from judge.errors import InputError
 from judge.schemas import VerifyRequest
+from judge.text import strict_json
 
 MAX_JSON_DEPTH = 32
 
@@ -74,7 +75,9 @@ def parse_json(raw: bytes | str, *, field: str, source: str) -> Any:
     """A JSON document from bytes or text; every failure is an InputError naming ``field``."""
     text = raw if isinstance(raw, str) else decode_text(raw, field=field, source=source)
     try:
-        return json.loads(text)
+        return strict_json.loads(text)
+    except strict_json.DuplicateKeyError as exc:
+        raise InputError(f"{source} holds a {exc.describe()}", field=field) from None
     except json.JSONDecodeError as exc:
         raise InputError(
             f"malformed JSON in {source} at line {exc.lineno} column {exc.colno}: {exc.msg}",

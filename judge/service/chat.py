@@ -37,6 +37,7 @@ from judge.errors import AuditError, ConfigError, GeneratorFault, InputError
 from judge.pipeline.inputs import input_error_from
 from judge.pipeline.ledger import freeze_ledger
 from judge.schemas import Action, Label, Passage, VerifyRequest, VerifyResponse
+from judge.text import strict_json
 
 if TYPE_CHECKING:
     from judge.service.app import Service
@@ -330,7 +331,9 @@ def guarded_reply(response: VerifyResponse, reply: str) -> tuple[Outcome, str]:
 def parse_chat(body: bytes) -> ChatCompletionRequest:
     """The request, or an ``InputError`` naming the field at fault."""
     try:
-        data = json.loads(body)
+        data = strict_json.loads(body)
+    except strict_json.DuplicateKeyError as exc:
+        raise InputError(f"the body holds a {exc.describe()}", field="request") from None
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         raise InputError("the body is not a readable JSON document", field="request") from None
     if not isinstance(data, dict):

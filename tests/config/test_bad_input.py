@@ -69,6 +69,9 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]
         (b"\xff\xfe\xfa\x00garbage", "is not"),
         (b'{"answer": "\\ud800", "evidence": []}', "answer: lone surrogate"),
         (b'{"evidence": [], "answer": ' + b"1" * 5000 + b"}", "unreadable value"),
+        # Read as the last of the two by this parser and as the first by others: refused.
+        (b'{"answer": "a [S1].", "answer": "b", "evidence": ["a"]}', 'duplicate key "answer"'),
+        (b'{"answer": "a", "evidence": [{"id": "S1", "text": "a", "text": "b"}]}', "duplicate"),
     ],
 )
 def test_cli_bad_request_files_exit_3_with_one_line(

@@ -206,6 +206,7 @@ async def test_unexpected_fault_fails_closed_not_500(
             "hash does not match",
         ),
         (b"[" * 5000 + b"]" * 5000, "request", ""),
+        (b'{"answer": "a", "evidence": ["a"], "answer": "b"}', "request", 'duplicate key "answer"'),
     ],
 )  # fmt: skip
 async def test_bad_input_is_422_with_one_line_naming_the_field(

@@ -247,6 +247,20 @@ def test_a_bad_request_is_a_422_naming_the_field(
     assert generator.requests == []
 
 
+def test_a_body_that_gives_a_key_twice_is_a_422(tmp_path: Path) -> None:
+    # Two "grounding" keys: this parser would keep the last, a proxy in front the first.
+    body = json.dumps({"model": "gen", "messages": MESSAGES, **grounding()})
+    body = body[:-1] + ', "grounding": {"evidence": ["other"]}}'
+    generator = FakeGenerator()
+    with guard(tmp_path, generator) as (url, _, _app):
+        reply = httpx.post(
+            f"{url}/chat/completions", content=body, headers={"content-type": "application/json"}
+        )
+    assert reply.status_code == 422
+    assert 'duplicate key \\"grounding\\"' in reply.text
+    assert generator.requests == []
+
+
 def test_search_policy_aligns_a_reply_without_citations(tmp_path: Path) -> None:
     uncited = GOOD.removesuffix(" [S1].") + "."
     with guard(tmp_path, FakeGenerator(uncited, uncited)) as (url, _, _app):

@@ -16,6 +16,7 @@ from typing import Any
 
 from judge.config import Settings
 from judge.errors import ConfigError
+from judge.text import strict_json
 
 
 @dataclass(frozen=True)
@@ -44,13 +45,15 @@ def load_calibration(path: Path) -> Thresholds:
     except OSError as exc:
         raise ConfigError(f"cannot read calibration file {path}: {exc.strerror}") from None
     try:
-        data: Any = json.loads(raw)
+        data: Any = strict_json.loads(raw)
         t_entail = float(data["t_entail"])
         t_contra = float(data["t_contra"])
         answer = data.get("t_answer")
         t_answer = None if answer is None else float(answer)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ConfigError(f"calibration file {path} is not valid: {exc}") from None
+    except strict_json.DuplicateKeyError as exc:
+        raise ConfigError(f"calibration file {path} holds a {exc.describe()}") from None
     for name, value in (("t_entail", t_entail), ("t_contra", t_contra), ("t_answer", t_answer)):
         if value is not None and not 0.0 <= value <= 1.0:
             raise ConfigError(f"calibration file {path}: {name} must lie in [0, 1]")
