@@ -2,7 +2,9 @@
 
 Pure: no I/O. The rules, strictest first:
 - block: any contradiction, failed number / date / identifier / quote check, bad citation,
-  claim needing review, unverified claim, verifier error, citation stuffing, or exceeded limit;
+  claim needing review, unverified claim, verifier error, citation stuffing, exceeded limit,
+  or markup in the answer that hides or strikes out text (what is read is not what was
+  checked, wherever it stands: :mod:`judge.text.markup`);
 - repair: only repairable failures (unsupported, uncited, added hedge, sentence without a
   claim) and what remains after removing them still answers (enough supported content);
 - regenerate: repairable failures, but removing them leaves too little;
@@ -33,6 +35,7 @@ from judge.schemas import (
     Label,
     RepairEdit,
 )
+from judge.text.markup import hidden_markup
 
 BLOCKING_LABELS = frozenset(
     {
@@ -82,7 +85,12 @@ def decide(inputs: PolicyInput) -> PolicyDecision:
     reasons = [_describe(v) for v in failing]
     if inputs.citation_stuffing:
         reasons.append("citation stuffing: citations spread over every passage")
-    if blocking or inputs.citation_stuffing:
+    markup = hidden_markup(inputs.answer) if inputs.answer else []
+    if markup:
+        shown = "; ".join(found.describe() for found in markup[:4])
+        more = f" (and {len(markup) - 4} more)" if len(markup) > 4 else ""
+        reasons.append(f"markup hides text from a reader of the rendered answer: {shown}{more}")
+    if blocking or inputs.citation_stuffing or markup:
         return PolicyDecision(Action.BLOCK, reasons, failing_ids)
 
     gap_spans = list(inputs.coverage.sentences_without_claims)

@@ -1,7 +1,8 @@
 """Values disguised so that an exact check might not read them: a digit written as a letter
 from another script or as a number form, Latin O and l inside a number, bidirectional controls
-that display one value and store another, a model name one character off, and a percentage
-that restates percentage points.
+that display one value and store another, a model name one character off, a percentage
+that restates percentage points, and the negation of a true sentence hidden or struck out by
+markup (checked with it, read without it).
 
 Digit attacks edit one number of the sentence most likely true into a wrong value and write
 one of its digits as a look-alike; the wrong value must be flagged (a number mismatch, or the
@@ -11,12 +12,15 @@ small evidence, built once (on the first built-in seed), since no seed names a m
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Callable, Mapping
 from functools import partial
 
 from judge.redteam import transforms as tx
 from judge.redteam.evasion import _token_attack
 from judge.redteam.model import Attack, Expect, Expectation, Passage, Seed, Sentence, Variant
+from judge.redteam.picking import fully_supported
 from judge.redteam.seeds import BUILTIN_SEEDS
 from judge.schemas import Label
 
@@ -61,6 +65,38 @@ def _number(
     return partial(
         _token_attack, spans=tx.numbers_in, encode=encode, expect=_NUMBER_FLAGS, wrong=wrong
     )
+
+
+_NEGATION_WORD = re.compile(r"\b(?:not|never|no longer)\b|\bnon-")
+
+
+def _hidden_negation(markup: Callable[[str], str]) -> Callable[[Seed], Variant | None]:
+    """The negation of the first true negated sentence wrapped in ``markup``: the checked text
+    is the true sentence, the rendered one says the opposite."""
+
+    def build(seed: Seed) -> Variant | None:
+        if seed.structured:
+            return None
+        true = fully_supported(seed)
+        for position, index in enumerate(true):
+            sentence = seed.sentences[index]
+            word = _NEGATION_WORD.search(sentence.text)
+            if word is None:
+                continue
+            text = (
+                sentence.text[: word.start()] + markup(word.group()) + sentence.text[word.end() :]
+            )
+            clean = seed.only(*true)
+            hidden = dataclasses.replace(sentence, text=text)
+            sentences = [*clean.sentences[:position], hidden, *clean.sentences[position + 1 :]]
+            return Variant(
+                clean.with_sentences(sentences).request(),
+                Expectation(Expect.MUST_BLOCK),
+                baseline=clean,
+            )
+        return None
+
+    return build
 
 
 def _own(request: Seed, expect: Expectation) -> Callable[[Seed], Variant | None]:
@@ -133,5 +169,19 @@ ATTACKS: tuple[Attack, ...] = (
         "percent_for_points",
         "3% for 3 percentage points, with an unrelated 3% nearby",
         _own(POINTS, _KIND_FLAGS),
+    ),
+    *(
+        Attack(
+            FAMILY,
+            f"negation_{name}",
+            f"the negation of a true sentence {how}",
+            _hidden_negation(markup),
+        )
+        for name, how, markup in (
+            ("struck_html", "struck out by <del>", lambda word: f"<del>{word}</del>"),
+            ("struck_markdown", "struck out by ~~", lambda word: f"~~{word}~~"),
+            ("in_comment", "inside an HTML comment", lambda word: f"<!-- {word} -->"),
+            ("hidden", "in a hidden element", lambda word: f"<span hidden>{word}</span>"),
+        )
     ),
 )

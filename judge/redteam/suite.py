@@ -24,7 +24,7 @@ from judge.redteam import (
 from judge.redteam.model import Attack, Case, Seed
 from judge.redteam.seeds import BUILTIN_SEEDS, EXAMPLES_DIR, load_dev_seeds, load_examples
 
-SUITE_VERSION = "1"
+SUITE_VERSION = "2"
 FAMILIES: tuple[str, ...] = (
     injection.FAMILY,
     evasion.FAMILY,

@@ -134,6 +134,20 @@ def test_citation_stuffing_blocks_even_when_all_supported() -> None:
     assert any("stuffing" in r for r in decision.reasons)
 
 
+def test_markup_that_hides_text_blocks_even_where_no_claim_holds_it() -> None:
+    # Every claim supported, but a comment outside them hides words from the reader.
+    hidden = ANSWER + " <!-- and -->"
+    items = verdicts(*[Label.SUPPORTED] * 4)
+    decision = decide(PolicyInput(verdicts=items, answer=hidden))
+    assert decision.action is Action.BLOCK
+    assert decision.reasons == [
+        f"markup hides text from a reader of the rendered answer: an HTML comment '<!--' at "
+        f"{len(ANSWER) + 1}-{len(ANSWER) + 5}; an HTML comment '-->' at "
+        f"{len(ANSWER) + 10}-{len(ANSWER) + 13}"
+    ]
+    assert decide(PolicyInput(verdicts=items, answer=ANSWER + " **and**")).action is Action.PASS
+
+
 def test_exceeded_limit_blocks_with_reason() -> None:
     decision = decide(PolicyInput(verdicts=[], answer=ANSWER, limits_exceeded=["answer: too long"]))
     assert decision.action is Action.BLOCK

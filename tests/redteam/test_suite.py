@@ -121,7 +121,7 @@ def test_cli_writes_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str
     ]
     assert main(args) == 0
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert data["suite_version"] == "1"
+    assert data["suite_version"] == "2"
     assert [f["family"] for f in data["families"]] == ["citations"]
     assert data["must_block_passed"] == [] and not data["failed"]
     assert len(data["cases"]) == data["total"]["cases"] >= 20

@@ -255,7 +255,7 @@ def cases() -> list[Any]:
 
 
 def test_suite_is_versioned_and_ids_are_stable_and_unique(cases: list[Any]) -> None:
-    assert SUITE_VERSION == "1"
+    assert SUITE_VERSION == "2"
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids))
     assert ids == [c.id for c in build_suite(BUILTIN_SEEDS)]

@@ -7,6 +7,7 @@ from judge.pipeline.checks.dates import DateCheck
 from judge.pipeline.checks.hedges import HedgeCheck
 from judge.pipeline.checks.identifiers import IdentifierCheck
 from judge.pipeline.checks.lookalikes import LookalikeCheck
+from judge.pipeline.checks.markup import MarkupCheck
 from judge.pipeline.checks.numbers import NumberCheck
 from judge.pipeline.checks.placement import NumberPlacementCheck
 from judge.pipeline.checks.polarity import PolarityCheck
@@ -20,6 +21,7 @@ __all__ = [
     "HedgeCheck",
     "IdentifierCheck",
     "LookalikeCheck",
+    "MarkupCheck",
     "NumberCheck",
     "NumberPlacementCheck",
     "PolarityCheck",
@@ -35,7 +37,8 @@ def default_checks() -> list[Check]:
 
     Exact string matches come first (they cannot misread), then dates before numbers (a date's
     digits are not a count), then the review of values written with look-alike or hidden
-    characters (after the value checks, so a wrong value is reported as wrong), then the
+    characters and of markup that hides text (after the value checks, so a wrong value is
+    reported as wrong), then the
     computed-number review, then whether each number sits where the evidence sentence the
     claim restates puts it, the word-level hedge check, the least certain, and last the
     polarity check, which reads negation against that sentence too.
@@ -46,6 +49,7 @@ def default_checks() -> list[Check]:
         DateCheck(),
         NumberCheck(),
         LookalikeCheck(),
+        MarkupCheck(),
         ArithmeticCheck(),
         NumberPlacementCheck(),
         HedgeCheck(),

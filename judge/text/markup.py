@@ -1,0 +1,76 @@
+"""Markup in answer text that a renderer hides or strikes out.
+
+An answer is read rendered, as Markdown or HTML. ``Shipping fees are <del>not</del> refunded``
+is checked as "not refunded" and read as "refunded"; so are an HTML comment, GitHub's
+``~~strikethrough~~``, an element with ``hidden`` or ``style``, a character reference that
+spells a word, image alt text and Markdown link definitions (never shown). Markup that only
+emphasises or lays out text (``**bold**``, ``<b>``, ``<br>``, tables, lists) shows every word
+and is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Elements that hide, strike out, replace or run their content.
+_HIDING_ELEMENTS = frozenset(
+    {
+        "del", "s", "strike", "details", "summary", "template", "script", "style", "noscript",
+        "iframe", "object", "embed", "svg", "math", "img", "picture", "video", "audio",
+        "canvas", "input", "textarea", "select", "option", "button", "form", "dialog", "meta",
+        "link", "head", "title", "base", "slot",
+    }
+)  # fmt: skip
+# Attributes that hide an element or restyle it out of sight, on any element.
+_HIDING_ATTRIBUTE = re.compile(r"\b(?:hidden|style|class|aria-hidden|inert)\b", re.IGNORECASE)
+# Entities a writer types for the character itself; any other reference spells text indirectly.
+_PLAIN_ENTITIES = frozenset({"amp", "lt", "gt", "quot", "apos", "nbsp"})
+
+_TAG = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)(\s[^<>]*)?/?>")
+_FINDERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("an HTML comment", re.compile(r"<!--|-->")),
+    ("strikethrough", re.compile(r"~~")),
+    ("a character reference", re.compile(r"&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")),
+    ("image alt text", re.compile(r"!\[[^\]\n]*\]\(")),
+    ("a link definition", re.compile(r"^[ ]{0,3}\[[^\]^\n][^\]\n]*\]:[ \t]*\S", re.MULTILINE)),
+)
+
+
+@dataclass(frozen=True)
+class HiddenMarkup:
+    """Markup at ``start``-``end`` of a text that keeps some of it from a reader."""
+
+    start: int
+    end: int
+    text: str
+    kind: str
+
+    def describe(self) -> str:
+        # The markup is untrusted text: shown quoted and escaped, on one line, cut short.
+        return f"{self.kind} {self.text[:40]!r} at {self.start}-{self.end}"
+
+
+def hidden_markup(text: str) -> list[HiddenMarkup]:
+    """Every piece of ``text`` that a Markdown or HTML renderer would hide or strike out."""
+    found = [
+        HiddenMarkup(match.start(), match.end(), match.group(), kind)
+        for kind, pattern in _FINDERS
+        for match in pattern.finditer(text)
+        if kind != "a character reference" or not _plain_entity(match.group())
+    ]
+    found += [
+        HiddenMarkup(match.start(), match.end(), match.group(), "an HTML element")
+        for match in _TAG.finditer(text)
+        if _hides(match.group(1).lower(), match.group(2) or "")
+    ]
+    return sorted(found, key=lambda item: item.start)
+
+
+def _plain_entity(reference: str) -> bool:
+    return reference[1:-1].lower() in _PLAIN_ENTITIES
+
+
+def _hides(name: str, attributes: str) -> bool:
+    # Any other element shows its content (a comparison like "x<y and y>z" reads as one).
+    return name in _HIDING_ELEMENTS or bool(_HIDING_ATTRIBUTE.search(attributes))

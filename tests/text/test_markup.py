@@ -1,0 +1,54 @@
+"""Markup that a Markdown or HTML renderer hides or strikes out is found; markup that shows
+every word is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.text.markup import hidden_markup
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "markup"),
+    [
+        ("Fees are <del>not</del> refunded.", "an HTML element", "<del>"),
+        ("Fees are <s>not</s> refunded.", "an HTML element", "<s>"),
+        ("Fees are <!-- not --> refunded.", "an HTML comment", "<!--"),
+        ("Fees are ~~not~~ refunded.", "strikethrough", "~~"),
+        ("Fees are <span hidden>not</span> refunded.", "an HTML element", "<span hidden>"),
+        ('Fees are <b style="display:none">not</b> refunded.', "an HTML element", "<b style"),
+        ('Fees are <i class="sr-only">not</i> refunded.', "an HTML element", "<i class"),
+        ("Fees are n&#111;t refunded.", "a character reference", "&#111;"),
+        ("Fees are n&#x6f;t refunded.", "a character reference", "&#x6f;"),
+        ("Fees are refunded&ZeroWidthSpace;.", "a character reference", "&ZeroWidthSpace;"),
+        ("![Fees are refunded](fees.png)", "image alt text", "!["),
+        ("Fees are refunded.\n[//]: # (they are not)", "a link definition", "[//]:"),
+        ("<details>Fees are not refunded.</details>", "an HTML element", "<details>"),
+    ],
+)
+def test_markup_that_hides_text_is_found(text: str, kind: str, markup: str) -> None:
+    found = hidden_markup(text)
+    assert found and found[0].kind == kind
+    assert found[0].text.startswith(markup)
+    assert text[found[0].start : found[0].end] == found[0].text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Fees are **not** refunded, *ever*, as `policy` says.",
+        "Fees are <b>not</b> refunded.<br>See <sup>1</sup> and <a href='https://x'>this</a>.",
+        "| fee | refunded |\n|---|---|\n| shipping | no |",
+        "Fees &amp; taxes&nbsp;are not refunded when x<y and y>z.",
+        "See [the policy](https://example.com/policy) and note [^1].\n\n[^1]: Fees stay.",
+        "About 5 ~ 7 days.",
+    ],
+)
+def test_markup_that_shows_every_word_is_not(text: str) -> None:
+    assert hidden_markup(text) == []
+
+
+def test_the_description_is_one_quoted_line() -> None:
+    found = hidden_markup("a <span hidden\nstyle='x'>b</span>")[0]
+    assert "\n" not in found.describe()
+    assert found.describe() == "an HTML element \"<span hidden\\nstyle='x'>\" at 2-25"
