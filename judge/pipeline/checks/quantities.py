@@ -22,6 +22,7 @@ _CORE = re.compile(
     r"|(?P<plain>\d+(?:\.\d+)?|\.\d+)"
     r")(?![\d,]\d|\.\d)"
 )
+_DOT_THOUSANDS = re.compile(r"[1-9]\d{0,2}\.\d{3}")
 _ORDINAL_SUFFIX = re.compile(r"^(?:st|nd|rd|th)\b", re.IGNORECASE)
 _TIME_AROUND = re.compile(r"^:\d")
 _GLUED_NAME = re.compile(r"[A-Za-z][-/]$")  # "COVID-19", "SARS-CoV-2": part of a name
@@ -138,6 +139,10 @@ def _digit_quantities(text: str) -> Iterator[Quantity]:
         before = _read_before(text[max(0, match.start() - 24) : match.start()])
         after = _read_after(text[match.end() : match.end() + 40], before.unit)
         end = match.end() + after.length
+        counts = after.unit is None and not after.ordinal and _counts_a_thing(text[end:])
+        if counts and not after.scale and _DOT_THOUSANDS.fullmatch(match.group(0)):
+            # Things are counted in whole numbers: "1.000 respondents" groups thousands.
+            mantissa, decimals = mantissa.scaleb(3), 0
         coarse = _trailing_zeros(mantissa) if decimals == 0 else -decimals
         yield Quantity(
             value=mantissa.scaleb(after.scale),
@@ -153,7 +158,7 @@ def _digit_quantities(text: str) -> Iterator[Quantity]:
             start=match.start(),
             end=end,
             checkable=not (before.name_like or after.glued_letters),
-            counts=after.unit is None and not after.ordinal and _counts_a_thing(text[end:]),
+            counts=counts,
             bound=_bound(text[max(0, match.start() - 24) : match.start()], text[end : end + 24]),
         )
 
@@ -209,10 +214,14 @@ def _read_after(after: str, unit: str | None) -> _After:
         ordinal, length = True, suffix.end()
     elif word := units.SCALE_WORD.match(after):
         scale, length = units.SCALES[word.group(1).casefold()], word.end()
-    elif (glued := units.SCALE_SUFFIX.match(after)) and _suffix_is_scale(glued.group(1), unit):
+    elif (glued := units.SCALE_SUFFIX.match(after)) and _suffix_is_scale(
+        glued.group(1), unit, after[glued.end() :]
+    ):
         scale, length = units.SCALES[glued.group(1).casefold()], glued.end()
     if not ordinal:
         unit, consumed = _unit_after(after[length:], unit)
+        if unit is None and scale and (pounds := _SCALED_POUNDS.match(after[length:])):
+            unit, consumed = units.currency_word_family("gbp"), pounds.end()
         length += consumed
     rest = after[length:]
     # Digits glued to unknown letters are names or codes: "3D", "5G", "1940s".
@@ -239,10 +248,20 @@ def _parse_digits(match: re.Match[str]) -> tuple[Decimal | None, int]:
     return value, decimals
 
 
-def _suffix_is_scale(suffix: str, unit: str | None) -> bool:
-    # "$1.5m" is money; "4.8m" without a currency is a length; "5K", "3bn", "2mn" are scales.
+# Pounds by the million are money ("3 million pounds"), unless they weigh something ("3 million
+# pounds of beef"); a bare "50 pounds" stays unread, a weight as often as a price.
+_SCALED_POUNDS = re.compile(r"^\s?pounds?\b(?!\s+of\b)", re.IGNORECASE)
+# A plural noun after "1.4m" is what the millions count: "1.4m people", "2m users".
+_COUNTED_PLURAL = re.compile(r"^[ \t]+(?:[a-z]+[a-rt-z]s|people|children|men|women)\b")
+
+
+def _suffix_is_scale(suffix: str, unit: str | None, rest: str) -> bool:
+    # "$1.5m" is money; "4.8m" without a currency is a length, unless it counts a plural noun
+    # ("1.4m people"); "5K", "3bn", "2mn" are scales.
     if suffix.casefold() in {"m", "b"}:
-        return (unit is not None and unit.startswith("cur:")) or suffix.isupper()
+        if (unit is not None and unit.startswith("cur:")) or suffix.isupper():
+            return True
+        return bool(_COUNTED_PLURAL.match(rest)) and _unit_after(rest, None)[0] is None
     return True
 
 

@@ -47,6 +47,16 @@ check = NumberCheck()
         ("A 10-fold increase was seen.", "A tenfold increase was seen."),
         ("Revenue rose in the third quarter of 2020.", "Revenue rose in Q3 2020."),
         ("The car reached 60 mph.", "The car reached 60 miles per hour."),
+        # A lower-case "m" before a plural noun counts millions of it; before anything else it
+        # is metres.
+        ("The city has 1.4m people.", "The city has 1.4 million people."),
+        ("The app drew 2m users.", "The app drew 2,000,000 users."),
+        ("The wall is 1.4m high.", "The wall is 1.4 metres high."),
+        ("Revenue was £3 million.", "Revenue was 3 million pounds."),
+        ("Revenue was 3 million pounds.", "Revenue was £3m."),
+        # Things are counted in whole numbers: one dot group before what is counted is thousands.
+        ("The survey had 1.000 respondents.", "The survey had 1,000 respondents."),
+        ("The dose is 1.125 mg.", "The dose is 1.125 mg."),
         # A limit holds for values on its side of it, and near it.
         ("Less than 10% agreed.", "8% agreed."),
         ("Under 10% agreed.", "Fewer than one in ten agreed."),
@@ -84,6 +94,12 @@ def test_same_number_in_another_format_passes(claim: str, evidence: str) -> None
         ("A threefold increase was seen.", "A 2-fold increase was seen.", "threefold"),
         ("Revenue rose in the fourth quarter.", "Revenue rose in Q3.", "fourth"),
         ("The car reached 70 mph.", "The car reached 60 miles per hour.", "70 mph"),
+        ("The city has 1.4m people.", "The wall is 1.4 metres high.", "1.4m"),
+        ("The wall is 1.4m high.", "The city has 1.4 million people.", "1.4m"),
+        ("Revenue was £3 million.", "It shipped 3 million pounds of beef.", "3 million"),
+        ("Revenue was £3 million.", "Revenue was 3 million dollars.", "3 million"),
+        ("The survey had 1.000 respondents.", "The survey had one respondent.", "1.000"),
+        ("The dose is 1.125 mg.", "The dose is 1,125 mg.", "1.125 mg"),
         # A limit fails on the other side, or far from it (a number about something else).
         ("Fewer than 10 people came.", "More than 10 people came.", "10"),
         ("More than 10% agreed.", "8% agreed.", "10%"),
