@@ -180,6 +180,11 @@ ATTACKS: tuple[Attack, ...] = (
         for name, how, markup in (
             ("struck_html", "struck out by <del>", lambda word: f"<del>{word}</del>"),
             ("struck_markdown", "struck out by ~~", lambda word: f"~~{word}~~"),
+            (
+                "struck_overlay",
+                "struck through by combining overlays",
+                lambda word: "".join(f"{char}\u0336" for char in word),
+            ),
             ("in_comment", "inside an HTML comment", lambda word: f"<!-- {word} -->"),
             ("hidden", "in a hidden element", lambda word: f"<span hidden>{word}</span>"),
         )

@@ -2,10 +2,10 @@
 
 An answer is read rendered, as Markdown or HTML. ``Shipping fees are <del>not</del> refunded``
 is checked as "not refunded" and read as "refunded"; so are an HTML comment, GitHub's
-``~~strikethrough~~``, an element with ``hidden`` or ``style``, a character reference that
-spells a word, image alt text and Markdown link definitions (never shown). Markup that only
-emphasises or lays out text (``**bold**``, ``<b>``, ``<br>``, tables, lists) shows every word
-and is left alone.
+``~~strikethrough~~``, letters struck through by combining overlays, an element with
+``hidden`` or ``style``, a character reference that spells a word, image alt text and
+Markdown link definitions (never shown). Markup that only emphasises or lays out text
+(``**bold**``, ``<b>``, ``<br>``, tables, lists) shows every word and is left alone.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ _TAG = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)(\s[^<>]*)?/?>")
 _FINDERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("an HTML comment", re.compile(r"<!--|-->")),
     ("strikethrough", re.compile(r"~~")),
+    # Combining overlays draw a stroke through the letter before them: "n̶o̶t̶" reads struck out.
+    ("struck-through characters", re.compile(r"(?:\w[\u0334-\u0338\u20d2\u20d3\u20e5\u20e6]+)+")),
     ("a character reference", re.compile(r"&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")),
     ("image alt text", re.compile(r"!\[[^\]\n]*\]\(")),
     ("a link definition", re.compile(r"^[ ]{0,3}\[[^\]^\n][^\]\n]*\]:[ \t]*\S", re.MULTILINE)),

@@ -15,6 +15,11 @@ from judge.text.markup import hidden_markup
         ("Fees are <s>not</s> refunded.", "an HTML element", "<s>"),
         ("Fees are <!-- not --> refunded.", "an HTML comment", "<!--"),
         ("Fees are ~~not~~ refunded.", "strikethrough", "~~"),
+        (
+            "Fees are n\u0336o\u0336t\u0336 refunded.",
+            "struck-through characters",
+            "n\u0336o\u0336t\u0336",
+        ),
         ("Fees are <span hidden>not</span> refunded.", "an HTML element", "<span hidden>"),
         ('Fees are <b style="display:none">not</b> refunded.', "an HTML element", "<b style"),
         ('Fees are <i class="sr-only">not</i> refunded.', "an HTML element", "<i class"),
