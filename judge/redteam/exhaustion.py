@@ -151,6 +151,27 @@ def dense_passage(seed: Seed) -> Variant | None:
     return Variant(attacked.request(), expect, baseline=clean, settings=LIMITS)
 
 
+def dense_same_kind(seed: Seed) -> Variant | None:
+    """A sentence with a number of days citing a passage filled to the size limit with other
+    numbers of days: placing the claim's number among thousands of its kind must take about as
+    long as parsing them, with the clean verdict (the filler shares none of its words)."""
+    if seed.id != HEAVY_SEED:
+        return None
+    measured = [i for i in fully_supported(seed) if " days" in seed.sentences[i].text]
+    if not measured:
+        return None
+    clean = seed.only(measured[0])
+    cited = clean.passage(clean.sentences[0].cites[0])
+    if cited is None:
+        return None
+    unit = " Zorblat 7 glimmed 12 frobs within 9 days."
+    room = MAX_PASSAGE_CHARS - len(cited.text)
+    dense = Passage(cited.id, cited.text + unit * (room // len(unit)))
+    attacked = clean.with_evidence([dense if p.id == cited.id else p for p in clean.evidence])
+    expect = Expectation(Expect.MATCH_CLEAN, max_seconds=10)
+    return Variant(attacked.request(), expect, baseline=clean, settings=LIMITS)
+
+
 def many_claims_large_passage(seed: Seed) -> Variant | None:
     """A hundred and fifty numbered claims citing one passage of 100,000 characters full of
     numbers: parsing that passage once per claim instead of once per request shows as time."""
@@ -214,6 +235,12 @@ ATTACKS: tuple[Attack, ...] = (
         _builtin_only(deep_json_text),
     ),
     Attack(FAMILY, "dense_passage", "a passage at the size limit, dense with dates", dense_passage),
+    Attack(
+        FAMILY,
+        "dense_same_kind",
+        "a passage at the size limit, dense with numbers of the claim's kind",
+        dense_same_kind,
+    ),
     Attack(
         FAMILY,
         "many_claims_large_passage",

@@ -4,17 +4,27 @@ In "Tessera now requires Python 3.9 or later" the slot of 3.9 is {tessera, now, 
 The evidence "Python 3.9 is no longer supported; Tessera now requires Python 3.10 or later"
 gives those words to 3.10, and others to 3.9. A clause ends at punctuation, at a conjunction
 and at the next number, so the words of a neighbouring fact are not read as this one's.
+
+Evidence can be long and hold thousands of numbers, so its clause breaks are found once and
+each number's clause by bisection, and its mentions are kept per evidence text.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 
+from judge.pipeline.checks.numbers import evidence_quantities
 from judge.pipeline.checks.quantities import Quantity, counted_noun
+from judge.pipeline.checks.text import normalise
 from judge.pipeline.claims.sentences import content_words, word_form
 
-# Content words read on each side of the number.
+# Content words read on each side of the number, and how far to look for them.
 WINDOW = 3
+_REACH = 200
 
 _CLAUSE_BREAK = re.compile(
     r"[,;:()\[\]—–]|\s-\s|\b(?:and|but|or|while|whilst|whereas)\b", re.IGNORECASE
@@ -22,6 +32,15 @@ _CLAUSE_BREAK = re.compile(
 # A capitalised content word right before a bare number names it: "Python 3.9", "Phase 2",
 # "Route 66"; not a function word that opens a sentence ("In 2019", "About 30").
 _NAME_BEFORE = re.compile(r"\b([A-Z][A-Za-z]+)\s+$")
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A number of a text with what it is of (:func:`kind`) and its slot's words."""
+
+    quantity: Quantity
+    kind: str | None
+    words: frozenset[str]
 
 
 def kind(quantity: Quantity, text: str) -> str | None:
@@ -39,28 +58,63 @@ def kind(quantity: Quantity, text: str) -> str | None:
     return f"number of {word_form(name.group(1))}"
 
 
-def slot(text: str, quantity: Quantity, numbers: list[Quantity], kind_of: str | None) -> set[str]:
-    """The content words (word forms) around ``quantity`` in its clause of ``text``, without
-    the number's own words and the noun or name its kind is read from."""
-    start, end = _clause(text, quantity, numbers)
-    skip = _kind_word(kind_of)
-    before = _forms(text[start : quantity.start], skip)[-WINDOW:]
-    after = _forms(text[quantity.end : end], skip)[:WINDOW]
-    return set(before) | set(after)
+def mentions(text: str, numbers: Sequence[Quantity]) -> list[Mention]:
+    """Each of ``numbers`` (the numbers of ``text``, in order) with its kind and slot."""
+    clauses = _Clauses(text, numbers)
+    found = []
+    for number in numbers:
+        number_kind = kind(number, text)
+        found.append(Mention(number, number_kind, clauses.slot(number, number_kind)))
+    return found
 
 
-def _clause(text: str, quantity: Quantity, numbers: list[Quantity]) -> tuple[int, int]:
-    start = max(
-        [m.end() for m in _CLAUSE_BREAK.finditer(text, 0, quantity.start)]
-        + [q.end for q in numbers if q.end <= quantity.start]
-        + [0]
-    )
-    following = _CLAUSE_BREAK.search(text, quantity.end)
-    end = min(
-        [following.start() if following else len(text)]
-        + [q.start for q in numbers if q.start >= quantity.end]
-    )
-    return start, end
+@lru_cache(maxsize=16)
+def evidence_mentions(evidence: str) -> tuple[Mention, ...]:
+    """:func:`mentions` of every number of a cited evidence text (normalised here, as the
+    number check reads it), found once per text, not once per claim."""
+    return tuple(mentions(normalise(evidence), evidence_quantities(evidence)))
+
+
+class _Clauses:
+    """The clause around each number of one text, by bisection over its breaks and numbers."""
+
+    def __init__(self, text: str, numbers: Sequence[Quantity]) -> None:
+        self.text = text
+        breaks = list(_CLAUSE_BREAK.finditer(text))
+        self.break_ends = [m.end() for m in breaks]
+        self.break_starts = [m.start() for m in breaks]
+        self.number_ends = sorted(q.end for q in numbers)
+        self.number_starts = sorted(q.start for q in numbers)
+
+    def slot(self, quantity: Quantity, kind_of: str | None) -> frozenset[str]:
+        """The content words (word forms) around ``quantity`` in its clause, without the
+        number's own words and the noun or name its kind is read from."""
+        start, end = self._bounds(quantity)
+        skip = _kind_word(kind_of)
+        before = _forms(self.text[max(start, quantity.start - _REACH) : quantity.start], skip)
+        after = _forms(self.text[quantity.end : min(end, quantity.end + _REACH)], skip)
+        return frozenset(before[-WINDOW:]) | frozenset(after[:WINDOW])
+
+    def _bounds(self, quantity: Quantity) -> tuple[int, int]:
+        start = max(
+            _last_at_most(self.break_ends, quantity.start),
+            _last_at_most(self.number_ends, quantity.start),
+        )
+        end = min(
+            _first_at_least(self.break_starts, quantity.end, len(self.text)),
+            _first_at_least(self.number_starts, quantity.end, len(self.text)),
+        )
+        return start, end
+
+
+def _last_at_most(positions: list[int], limit: int) -> int:
+    index = bisect.bisect_right(positions, limit)
+    return positions[index - 1] if index else 0
+
+
+def _first_at_least(positions: list[int], limit: int, default: int) -> int:
+    index = bisect.bisect_left(positions, limit)
+    return positions[index] if index < len(positions) else default
 
 
 def _forms(text: str, skip: str | None) -> list[str]:

@@ -21,9 +21,9 @@ read, and a claim the evidence does not restate closely is left to the judge.
 from __future__ import annotations
 
 from judge.pipeline.checks.matching import found_in, same_quantity
+from judge.pipeline.checks.number_slots import Mention, evidence_mentions, mentions
 from judge.pipeline.checks.number_slots import kind as _kind
-from judge.pipeline.checks.number_slots import slot
-from judge.pipeline.checks.numbers import claim_quantities, evidence_quantities
+from judge.pipeline.checks.numbers import claim_quantities
 from judge.pipeline.checks.quantities import Quantity, find_quantities
 from judge.pipeline.checks.text import normalise
 from judge.pipeline.claims.sentences import content_words, word_form
@@ -54,15 +54,13 @@ class NumberPlacementCheck:
         if not numbers:
             return None
         wanted = _content(text, numbers)
-        restating = (
-            _restating(text, normalise(evidence), wanted)
-            if len(wanted) >= MIN_CONTENT_WORDS
-            else []
-        )
+        seen = normalise(evidence)
+        restating = _restating(text, seen, wanted) if len(wanted) >= MIN_CONTENT_WORDS else []
+        slots = {mention.quantity: mention for mention in mentions(text, every)}
         moved: list[tuple[Quantity, str]] = []
         for number in numbers:
             found = _moved_in_sentence(number, text, restating) or _moved_in_slot(
-                number, text, every, evidence
+                slots[number], evidence
             )
             if found is not None:
                 moved.append((number, found))
@@ -101,28 +99,22 @@ def _moved_in_sentence(
     return f"where the sentence that restates the claim gives {_values(instead)}: {sentence!r}"
 
 
-def _moved_in_slot(
-    number: Quantity, claim: str, numbers: list[Quantity], evidence: str
-) -> str | None:
+def _moved_in_slot(number: Mention, evidence: str) -> str | None:
     """The evidence value of the number's kind that its slot's words are said of, when the
     evidence says them of no mention of the number itself nearly as well."""
-    kind = _kind(number, claim)
-    words = slot(claim, number, numbers, kind)
-    if len(words) < SLOT_SHARED:
+    if len(number.words) < SLOT_SHARED:
         return None
-    text = normalise(evidence)
-    stated = evidence_quantities(evidence)
     own, other, best = -1, -1, None
-    for mention in stated:
-        shared = len(words & slot(text, mention, stated, kind))
-        if same_quantity(number, mention):
+    for mention in evidence_mentions(evidence):
+        shared = len(number.words & mention.words)
+        if same_quantity(number.quantity, mention.quantity):
             own = max(own, shared)
-        elif _kind(mention, text) == kind and shared > other:
+        elif mention.kind == number.kind and shared > other:
             other, best = shared, mention
     if best is None or other < SLOT_SHARED or other < own + SLOT_MARGIN:
         return None
-    same_words = ", ".join(sorted(words & slot(text, best, stated, kind)))
-    return f"where the evidence gives {_values([best])} with the same words ({same_words})"
+    same_words = ", ".join(sorted(number.words & best.words))
+    return f"where the evidence gives {best.quantity.text!r} with the same words ({same_words})"
 
 
 def _values(quantities: list[Quantity]) -> str:

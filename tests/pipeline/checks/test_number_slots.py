@@ -1,6 +1,6 @@
 import pytest
 
-from judge.pipeline.checks.number_slots import kind, slot
+from judge.pipeline.checks.number_slots import evidence_mentions, kind, mentions
 from judge.pipeline.checks.quantities import find_quantities
 
 
@@ -22,12 +22,21 @@ def test_kind(text: str, expected: str | None) -> None:
 
 def test_a_slot_stays_within_its_clause_and_drops_the_kind_word() -> None:
     text = "Python 3.9 is no longer supported; Tessera now requires Python 3.10 or later"
-    old, new = find_quantities(text)
-    assert slot(text, new, [old, new], kind(new, text)) == {"tessera", "now", "requir"}
-    assert "tessera" not in slot(text, old, [old, new], kind(old, text))
+    old, new = mentions(text, find_quantities(text))
+    assert new.kind == "number of python"
+    assert new.words == {"tessera", "now", "requir"}
+    assert old.words == {"no", "longer", "support"}
 
 
 def test_a_slot_ends_at_the_next_number() -> None:
     text = "The hall seats 300 people and 12 staff"
-    seats, staff = find_quantities(text)
-    assert slot(text, staff, [seats, staff], kind(staff, text)) == set()
+    seats, staff = mentions(text, find_quantities(text))
+    assert seats.words == {"hall", "seat"}
+    assert staff.words == set()
+
+
+def test_evidence_mentions_are_those_of_every_number() -> None:
+    text = "Refunds take 5 to 7 days. The hall seats 300 people."
+    found = evidence_mentions(text)
+    assert [m.quantity.text for m in found] == [q.text for q in find_quantities(text)]
+    assert evidence_mentions(text) is found  # kept per text
