@@ -59,6 +59,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("day_month", rf"\b{_WD}(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?{_END}"),
         ("month_day", rf"\b{_WD}{_MON}\s+{_DAY}(?![\d:])(?:,?\s+{_YEAR})?{_END}"),
         ("month_year", rf"\b{_MON},?\s+(?:of\s+)?{_YEAR}{_END}"),
+        # A fiscal year is read as the year it is named by: "FY2021", "FY 21", "FY'21".
+        ("fiscal_year", r"\bFY\s?'?(?P<fy>(?:19|20)\d{2}|\d{2})(?![\d%]|\.\d|,\d)"),
         ("decade", r"\b(?:the\s+)?(?P<decade>1\d{2}0|20\d0)'?s\b"),
         ("short_decade", r"(?:'|\bthe\s+|\bmid-?|\blate\s+|\bearly\s+)(?P<decade>[1-9]0)'?s\b"),
         ("year_range", rf"(?<![\d.,$€£]){_YEAR}\s*[-/]\s*(?P<year2>\d{{4}}|\d{{2}})"
@@ -138,6 +140,9 @@ def _read(kind: str, match: re.Match[str], text: str) -> Iterator[DateMention]:
             yield span(year=year, month=month, day=day)
     elif kind == "month_year":
         yield span(year=year, month=month)
+    elif kind == "fiscal_year":
+        named = int(groups["fy"])
+        yield span(year=named if named >= 100 else named + (2000 if named < 50 else 1900))
     elif kind in {"decade", "short_decade"}:
         yield span(decade=int(groups["decade"]))
     elif kind == "year_range":

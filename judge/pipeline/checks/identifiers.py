@@ -14,8 +14,9 @@ from judge.pipeline.checks.outcome import missing, passed
 from judge.pipeline.checks.text import normalise
 from judge.schemas import CheckOutcome, Label
 
-# Upper-case prefix and at least three digits: ORD-88213, INC-2041, CVE-2024-3094, MH370.
-_PREFIXED = r"[A-Z]{2,10}[-_#]?\d{3,}(?:-\d+)*"
+# Upper-case prefix and at least three digits: ORD-88213, INC-2041, CVE-2024-3094, MH370. Not
+# a fiscal year ("FY2021"), which the date check reads.
+_PREFIXED = r"(?!FY\s?'?\d{2,4}(?![\w-]))[A-Z]{2,10}[-_#]?\d{3,}(?:-\d+)*"
 # Upper-case letter and digit groups joined by hyphens, at least three digits: AB12-34-X.
 _SKU = r"(?=(?:[A-Z-]*\d){3})(?=[\dA-Z-]*[A-Z])[A-Z\d]+(?:-[A-Z\d]+)+"
 _VERSION = r"[vV]\d+(?:\.\d+)+|\d+(?:\.\d+){2,}"

@@ -29,6 +29,9 @@ check = DateCheck()
         ("They meet for a beer on Friday night.", "Alex: Wanna grab some beer? TGIF"),
         ("The first debate is in June 2019.", "Debates run in 2019, the first planned for June."),
         ("yes, it was released on september 17, 1991", "Released 17 September 1991."),
+        ("Revenue rose in FY2021.", "Revenue rose in fiscal year 2021."),
+        ("Revenue rose in fiscal 2021.", "Revenue rose in FY21."),
+        ("Revenue rose in FY'24.", "Revenue rose in FY 2024."),
     ],
 )
 def test_same_date_written_differently_passes(claim: str, evidence: str) -> None:
@@ -50,6 +53,8 @@ def test_same_date_written_differently_passes(claim: str, evidence: str) -> None
         ("It was announced on Tuesday.", "It was announced on 3 January 2024.", "Tuesday"),
         ("it came out in 2010", "The film was released in 2009.", "2010"),
         ("The vote is planned for June.", "The vote is planned for July.", "for June"),
+        ("Revenue rose in FY2022.", "Revenue rose in fiscal year 2021.", "FY2022"),
+        ("Revenue rose in FY24.", "Revenue rose in FY2023.", "FY24"),
         (
             "The study ran on April 19-29, 2020.",
             "Sampling ran from April 19 to 28, 2020.",

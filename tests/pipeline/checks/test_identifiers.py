@@ -39,6 +39,7 @@ def test_identifier_in_evidence_passes(claim: str, evidence: str) -> None:
         ("Upgrade to v4.2.1.", "Version 4.2 is out.", "v4.2.1"),
         ("Fixed in commit 3f2a9c1e.", "Merged as 3f2a9c1.", "3f2a9c1e"),
         ("Ticket #4512 is closed.", "Closed ticket #4521.", "#4512"),
+        ("Batch FY20931 was recalled.", "Batch FY20932 was recalled.", "FY20931"),
     ],
 )
 def test_identifier_absent_or_altered_fails(claim: str, evidence: str, missing: str) -> None:
@@ -55,6 +56,7 @@ def test_identifier_absent_or_altered_fails(claim: str, evidence: str, missing: 
     [
         "SARS-CoV-2 is a virus.",
         "Revenue rose in Q3 and H1 and FY24.",
+        "Revenue rose in FY2021 and FY 2022.",  # fiscal years: the date check reads them
         "Sales reached 1.500.000 units.",
         "It opened on 03.03.2024.",
         "The 2018-19 season.",
