@@ -85,7 +85,7 @@ def decide(inputs: PolicyInput) -> PolicyDecision:
     reasons = [_describe(v) for v in failing]
     if inputs.citation_stuffing:
         reasons.append("citation stuffing: citations spread over every passage")
-    markup = hidden_markup(inputs.answer) if inputs.answer else []
+    markup = hidden_markup(inputs.answer) if inputs.answer else ()
     if markup:
         shown = "; ".join(found.describe() for found in markup[:4])
         more = f" (and {len(markup) - 4} more)" if len(markup) > 4 else ""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 # Elements that hide, strike out, replace or run their content.
 _HIDING_ELEMENTS = frozenset(
@@ -22,8 +23,11 @@ _HIDING_ELEMENTS = frozenset(
         "link", "head", "title", "base", "slot",
     }
 )  # fmt: skip
-# Attributes that hide an element or restyle it out of sight, on any element.
-_HIDING_ATTRIBUTE = re.compile(r"\b(?:hidden|style|class|aria-hidden|inert)\b", re.IGNORECASE)
+# Attributes that hide an element or restyle it out of sight, on any element: by name, not
+# within a value ("<a href='/style-guide'>" shows its text).
+_HIDING_ATTRIBUTE = re.compile(
+    r"""(?:^|\s)(?:hidden|style|class|aria-hidden|inert)(?=\s*=|\s|/|$)""", re.IGNORECASE
+)
 # Entities a writer types for the character itself; any other reference spells text indirectly.
 _PLAIN_ENTITIES = frozenset({"amp", "lt", "gt", "quot", "apos", "nbsp"})
 
@@ -53,8 +57,10 @@ class HiddenMarkup:
         return f"{self.kind} {self.text[:40]!r} at {self.start}-{self.end}"
 
 
-def hidden_markup(text: str) -> list[HiddenMarkup]:
-    """Every piece of ``text`` that a Markdown or HTML renderer would hide or strike out."""
+@lru_cache(maxsize=32)
+def hidden_markup(text: str) -> tuple[HiddenMarkup, ...]:
+    """Every piece of ``text`` that a Markdown or HTML renderer would hide or strike out, in
+    order; found once per text (the policy asks for an answer's at every decision)."""
     found = [
         HiddenMarkup(match.start(), match.end(), match.group(), kind)
         for kind, pattern in _FINDERS
@@ -66,7 +72,7 @@ def hidden_markup(text: str) -> list[HiddenMarkup]:
         for match in _TAG.finditer(text)
         if _hides(match.group(1).lower(), match.group(2) or "")
     ]
-    return sorted(found, key=lambda item: item.start)
+    return tuple(sorted(found, key=lambda item: item.start))
 
 
 def _plain_entity(reference: str) -> bool:

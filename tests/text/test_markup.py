@@ -23,6 +23,7 @@ from judge.text.markup import hidden_markup
         ("Fees are <span hidden>not</span> refunded.", "an HTML element", "<span hidden>"),
         ('Fees are <b style="display:none">not</b> refunded.', "an HTML element", "<b style"),
         ('Fees are <i class="sr-only">not</i> refunded.', "an HTML element", "<i class"),
+        ("Fees are <span\nhidden>not</span> refunded.", "an HTML element", "<span\nhidden"),
         ("Fees are n&#111;t refunded.", "a character reference", "&#111;"),
         ("Fees are n&#x6f;t refunded.", "a character reference", "&#x6f;"),
         ("Fees are refunded&ZeroWidthSpace;.", "a character reference", "&ZeroWidthSpace;"),
@@ -43,6 +44,7 @@ def test_markup_that_hides_text_is_found(text: str, kind: str, markup: str) -> N
     [
         "Fees are **not** refunded, *ever*, as `policy` says.",
         "Fees are <b>not</b> refunded.<br>See <sup>1</sup> and <a href='https://x'>this</a>.",
+        "See <a href='https://example.com/style-guide?class=hidden'>the guide</a>.",
         "| fee | refunded |\n|---|---|\n| shipping | no |",
         "Fees &amp; taxes&nbsp;are not refunded when x<y and y>z.",
         "See [the policy](https://example.com/policy) and note [^1].\n\n[^1]: Fees stay.",
@@ -50,7 +52,7 @@ def test_markup_that_hides_text_is_found(text: str, kind: str, markup: str) -> N
     ],
 )
 def test_markup_that_shows_every_word_is_not(text: str) -> None:
-    assert hidden_markup(text) == []
+    assert hidden_markup(text) == ()
 
 
 def test_the_description_is_one_quoted_line() -> None:
