@@ -14,19 +14,20 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-# Elements that hide, strike out, replace or run their content.
+# Elements that hide, strike out, replace, reorder ("bdo" shows "03" as "30"), recolour
+# ("font") or run their content.
 _HIDING_ELEMENTS = frozenset(
     {
         "del", "s", "strike", "details", "summary", "template", "script", "style", "noscript",
         "iframe", "object", "embed", "svg", "math", "img", "picture", "video", "audio",
         "canvas", "input", "textarea", "select", "option", "button", "form", "dialog", "meta",
-        "link", "head", "title", "base", "slot",
+        "link", "head", "title", "base", "slot", "bdo", "font",
     }
 )  # fmt: skip
 # Attributes that hide an element or restyle it out of sight, on any element: by name, not
 # within a value ("<a href='/style-guide'>" shows its text).
 _HIDING_ATTRIBUTE = re.compile(
-    r"""(?:^|\s)(?:hidden|style|class|aria-hidden|inert)(?=\s*=|\s|/|$)""", re.IGNORECASE
+    r"""(?:^|\s)(?:hidden|style|class|aria-hidden|inert|dir)(?=\s*=|\s|/|$)""", re.IGNORECASE
 )
 # Entities a writer types for the character itself; any other reference spells text indirectly.
 _PLAIN_ENTITIES = frozenset({"amp", "lt", "gt", "quot", "apos", "nbsp"})
@@ -38,7 +39,7 @@ _FINDERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # Combining overlays draw a stroke through the letter before them: "n̶o̶t̶" reads struck out.
     ("struck-through characters", re.compile(r"(?:\w[\u0334-\u0338\u20d2\u20d3\u20e5\u20e6]+)+")),
     ("a character reference", re.compile(r"&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")),
-    ("image alt text", re.compile(r"!\[[^\]\n]*\]\(")),
+    ("image alt text", re.compile(r"!\[[^\]\n]*\][(\[]")),
     ("a link definition", re.compile(r"^[ ]{0,3}\[[^\]^\n][^\]\n]*\]:[ \t]*\S", re.MULTILINE)),
 )
 
