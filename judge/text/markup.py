@@ -40,7 +40,16 @@ _FINDERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("struck-through characters", re.compile(r"(?:\w[\u0334-\u0338\u20d2\u20d3\u20e5\u20e6]+)+")),
     ("a character reference", re.compile(r"&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")),
     ("image alt text", re.compile(r"!\[[^\]\n]*\][(\[]")),
-    ("a link definition", re.compile(r"^[ ]{0,3}\[[^\]^\n][^\]\n]*\]:[ \t]*\S", re.MULTILINE)),
+    # A link definition is never shown; one with a title, or the comment idioms that point at
+    # "#" or "<>", carries text. A bare reference list ("[1]: https://...") does not.
+    (
+        "a link definition",
+        re.compile(
+            r"^[ ]{0,3}\[[^\]^\n][^\]\n]*\]:[ \t]*(?:#|<>|(?:<[^>\n]*>|\S+)[ \t]+"
+            r"""(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))""",
+            re.MULTILINE,
+        ),
+    ),
 )
 
 

@@ -33,6 +33,8 @@ from judge.text.markup import hidden_markup
         ("Returns within <span dir=rtl>03</span> days.", "an HTML element", "<span dir"),
         ('Fees are <font color="white">not</font> refunded.', "an HTML element", "<font"),
         ("Fees are refunded.\n[//]: # (they are not)", "a link definition", "[//]:"),
+        ("Fees are refunded.\n[note]: <> (they are not)", "a link definition", "[note]:"),
+        ('Fees.\n\n[1]: https://example.com "they are not"', "a link definition", "[1]:"),
         ("<details>Fees are not refunded.</details>", "an HTML element", "<details>"),
     ],
 )
@@ -52,6 +54,7 @@ def test_markup_that_hides_text_is_found(text: str, kind: str, markup: str) -> N
         "| fee | refunded |\n|---|---|\n| shipping | no |",
         "Fees &amp; taxes&nbsp;are not refunded when x<y and y>z.",
         "See [the policy](https://example.com/policy) and note [^1].\n\n[^1]: Fees stay.",
+        "See the policy [1].\n\n[1]: https://example.com/policy",
         "About 5 ~ 7 days.",
     ],
 )
