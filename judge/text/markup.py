@@ -34,8 +34,11 @@ _PLAIN_ENTITIES = frozenset({"amp", "lt", "gt", "quot", "apos", "nbsp"})
 
 _TAG = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)(\s[^<>]*)?/?>")
 _FINDERS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("an HTML comment", re.compile(r"<!--|-->")),
-    ("strikethrough", re.compile(r"~~")),
+    # An opener hides all that follows it, up to "-->" or the end; a lone "-->" is an arrow.
+    ("an HTML comment", re.compile(r"<!--")),
+    # GitHub strikes out text between two tildes or two pairs, when the closing one follows a
+    # character ("~not~", "~~not~~"); "~5 to ~7 days" strikes nothing.
+    ("strikethrough", re.compile(r"~~[^~\n]+?~~|(?<!~)~(?=[^\s~])[^~\n]*?[^\s~]~(?!~)")),
     # Combining overlays draw a stroke through the letter before them: "n̶o̶t̶" reads struck out.
     ("struck-through characters", re.compile(r"(?:\w[\u0334-\u0338\u20d2\u20d3\u20e5\u20e6]+)+")),
     ("a character reference", re.compile(r"&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")),

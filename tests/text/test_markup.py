@@ -14,7 +14,9 @@ from judge.text.markup import hidden_markup
         ("Fees are <del>not</del> refunded.", "an HTML element", "<del>"),
         ("Fees are <s>not</s> refunded.", "an HTML element", "<s>"),
         ("Fees are <!-- not --> refunded.", "an HTML comment", "<!--"),
-        ("Fees are ~~not~~ refunded.", "strikethrough", "~~"),
+        ("Fees are ~~not~~ refunded.", "strikethrough", "~~not~~"),
+        ("Fees are ~not~ refunded.", "strikethrough", "~not~"),
+        ("Fees are refunded. <!-- and the rest is hidden", "an HTML comment", "<!--"),
         (
             "Fees are n\u0336o\u0336t\u0336 refunded.",
             "struck-through characters",
@@ -56,6 +58,7 @@ def test_markup_that_hides_text_is_found(text: str, kind: str, markup: str) -> N
         "See [the policy](https://example.com/policy) and note [^1].\n\n[^1]: Fees stay.",
         "See the policy [1].\n\n[1]: https://example.com/policy",
         "About 5 ~ 7 days.",
+        "It takes ~5 to ~7 days; order --> ship --> deliver.",
     ],
 )
 def test_markup_that_shows_every_word_is_not(text: str) -> None:
