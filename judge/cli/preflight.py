@@ -15,6 +15,7 @@ import httpx
 from judge.config import Settings
 from judge.errors import ConfigError, LocalServerError
 from judge.extras import install_command
+from judge.judges.endpoint_urls import http_timeout
 
 _SET_URL = "or point --base-url (JUDGE_BASE_URL) at a running OpenAI-compatible server"
 
@@ -49,7 +50,7 @@ async def resolve_reachable(settings: Settings) -> str:
 async def _probe(base_url: str, settings: Settings) -> str | None:
     """Why ``base_url`` cannot serve a request, or ``None`` when it answers. A slow answer counts
     as reachable: a busy server is the run's business, not a configuration error."""
-    timeout = httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s)
+    timeout = http_timeout(settings)
     headers = {"Authorization": f"Bearer {settings.api_key}"}
     try:
         async with httpx.AsyncClient(timeout=timeout) as client:

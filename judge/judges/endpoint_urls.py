@@ -1,13 +1,17 @@
-"""Parse the judge endpoint setting (one base URL, a comma-separated list, or a list) and read it
-as API roots."""
+"""Parse the judge endpoint setting (one base URL, a comma-separated list, or a list), read it
+as API roots, and the timeouts and pool transport every client over it shares. No openai here:
+the served-model lookup uses these without loading it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from judge.judges.pool import EndpointPool
+from judge.judges.pool import EndpointPool, PoolTransport
+
+if TYPE_CHECKING:
+    from judge.config import Settings
 
 
 def normalise_base_urls(value: Any) -> str | None:
@@ -60,3 +64,13 @@ def api_base(url: str) -> str:
 def endpoint_pool(url: str) -> EndpointPool:
     """The endpoints of ``url``: one base URL or a comma-separated pool of them."""
     return EndpointPool([api_base(part.strip()) for part in url.split(",") if part.strip()])
+
+
+def http_timeout(settings: Settings) -> httpx.Timeout:
+    """The configured timeouts: ``timeout_s`` per request, ``connect_timeout_s`` to connect."""
+    return httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s)
+
+
+def pool_transport(settings: Settings, pool: EndpointPool) -> PoolTransport:
+    """The transport that balances requests over ``pool``, ejects and fails over."""
+    return PoolTransport(pool, probe_timeout_s=settings.connect_timeout_s)

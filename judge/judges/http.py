@@ -24,8 +24,8 @@ from pydantic import BaseModel
 from judge.config import Settings
 from judge.errors import ConfigError, JudgeUnavailable
 from judge.judges.cache import VerdictCache, call_key, verdict_key
-from judge.judges.endpoint_urls import api_base, endpoint_pool
-from judge.judges.pool import POOL_ROOT, EndpointPool, PoolTransport
+from judge.judges.endpoint_urls import api_base, endpoint_pool, http_timeout, pool_transport
+from judge.judges.pool import POOL_ROOT, EndpointPool
 from judge.judges.served import served_models
 from judge.judges.templates import RenderedPrompt, ledger_nonce, new_nonce, new_nonce_key
 from judge.pipeline.claims.decompose import Conclusion, Facts, conclusion_prompt, decompose_prompt
@@ -410,9 +410,9 @@ def build_http_judge(
         if pool is None:
             assert http_client is not None
             return http_client  # the caller's, closed by the caller
+        # The pool transport without the fail-fast wrapper, which raises openai's errors.
         return httpx.AsyncClient(
-            transport=PoolTransport(pool, probe_timeout_s=settings.connect_timeout_s),
-            timeout=httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
+            transport=pool_transport(settings, pool), timeout=http_timeout(settings)
         )
 
     shared = _Shared(

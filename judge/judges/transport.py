@@ -21,8 +21,8 @@ import httpx
 import openai
 
 from judge.config import Settings
-from judge.judges.endpoint_urls import api_base, endpoint_pool
-from judge.judges.pool import POOL_ROOT, EndpointPool, PoolTransport
+from judge.judges.endpoint_urls import api_base, endpoint_pool, http_timeout, pool_transport
+from judge.judges.pool import POOL_ROOT, EndpointPool
 
 
 class TransportFailed(openai.OpenAIError):
@@ -46,10 +46,6 @@ class FailFastTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
-
-
-def http_timeout(settings: Settings) -> httpx.Timeout:
-    return httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s)
 
 
 def default_http_client(
@@ -77,8 +73,7 @@ def openai_client(
 def pool_http_client(settings: Settings, pool: EndpointPool) -> httpx.AsyncClient:
     """The HTTP client over ``pool``: requests go through a :class:`PoolTransport` that
     balances, ejects and fails over, under :class:`FailFastTransport`."""
-    transport = PoolTransport(pool, probe_timeout_s=settings.connect_timeout_s)
-    return default_http_client(settings, transport=transport)
+    return default_http_client(settings, transport=pool_transport(settings, pool))
 
 
 def pool_openai_client(settings: Settings, pool: EndpointPool) -> openai.AsyncOpenAI:
