@@ -137,18 +137,7 @@ def dense_passage(seed: Seed) -> Variant | None:
     if seed.id != HEAVY_SEED:
         return None
     dated = [i for i in by_support(seed) if DATE.search(seed.sentences[i].text)]
-    if not dated:
-        return None
-    clean = seed.only(dated[0])
-    cited = clean.passage(clean.sentences[0].cites[0])
-    if cited is None:
-        return None
-    unit = " 9 May 2031;"
-    room = MAX_PASSAGE_CHARS - len(cited.text) - len(unit)
-    dense = Passage(cited.id, cited.text + unit * (room // len(unit)))
-    attacked = clean.with_evidence([dense if p.id == cited.id else p for p in clean.evidence])
-    expect = Expectation(Expect.MATCH_CLEAN, max_seconds=10)
-    return Variant(attacked.request(), expect, baseline=clean, settings=LIMITS)
+    return _filled(seed, dated, " 9 May 2031;")
 
 
 def dense_same_kind(seed: Seed) -> Variant | None:
@@ -158,14 +147,19 @@ def dense_same_kind(seed: Seed) -> Variant | None:
     if seed.id != HEAVY_SEED:
         return None
     measured = [i for i in fully_supported(seed) if " days" in seed.sentences[i].text]
-    if not measured:
+    return _filled(seed, measured, " Zorblat 7 glimmed 12 frobs within 9 days.")
+
+
+def _filled(seed: Seed, candidates: list[int], unit: str) -> Variant | None:
+    """The first candidate sentence alone, its cited passage filled with ``unit`` up to the
+    size limit; the clean verdict is expected within 10 s."""
+    if not candidates:
         return None
-    clean = seed.only(measured[0])
+    clean = seed.only(candidates[0])
     cited = clean.passage(clean.sentences[0].cites[0])
     if cited is None:
         return None
-    unit = " Zorblat 7 glimmed 12 frobs within 9 days."
-    room = MAX_PASSAGE_CHARS - len(cited.text)
+    room = MAX_PASSAGE_CHARS - len(cited.text) - len(unit)
     dense = Passage(cited.id, cited.text + unit * (room // len(unit)))
     attacked = clean.with_evidence([dense if p.id == cited.id else p for p in clean.evidence])
     expect = Expectation(Expect.MATCH_CLEAN, max_seconds=10)
