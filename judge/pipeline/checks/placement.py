@@ -54,8 +54,11 @@ class NumberPlacementCheck:
         if not numbers:
             return None
         wanted = _content(text, numbers)
-        seen = normalise(evidence)
-        restating = _restating(text, seen, wanted) if len(wanted) >= MIN_CONTENT_WORDS else []
+        restating = (
+            _restating(text, normalise(evidence), wanted)
+            if len(wanted) >= MIN_CONTENT_WORDS
+            else []
+        )
         slots = {mention.quantity: mention for mention in mentions(text, every)}
         moved: list[tuple[Quantity, str]] = []
         for number in numbers:
