@@ -8,8 +8,12 @@ URL and model id as the embedded judge names it, so no run pays for starting a s
     judge local up
     python benchmarks/repeat_request.py examples/refund_policy.json --repeats 5
 
-Prints one JSON line per run (wall seconds of the process, the seconds `verify` reports, judge
-calls) and a summary: the first run over the median repeat, by wall clock and in `verify`.
+Prints one JSON line per run (wall seconds of the process, the seconds the response reports,
+judge calls) and a summary: the first run over the median repeat, by wall clock and by the
+response's own time. An identical repeat prints the output `judge verify` kept from the first
+run (judge/cli/output_cache.py) without loading the pipeline. For comparison, the same request
+is then run through the pipeline from the verdict cache: each of those runs sets a variable of
+its own, so its command is not identical and the kept output does not apply.
 """
 
 from __future__ import annotations
@@ -76,9 +80,14 @@ def main() -> None:
             row = run_once(args.request, env)
             print(json.dumps({"run": f"repeat {index + 1}", **row}), flush=True)
             repeats.append(row)
+        piped = []
+        for index in range(args.repeats):
+            row = run_once(args.request, {**env, "REPEAT_REQUEST_RUN": str(index)})
+            print(json.dumps({"run": f"through the pipeline {index + 1}", **row}), flush=True)
+            piped.append(row)
     wall = statistics.median(r["wall_s"] for r in repeats)
     verify = statistics.median(r["verify_s"] for r in repeats)
-    summary = {
+    summary: dict[str, Any] = {
         "first_wall_s": first["wall_s"],
         "first_verify_s": first["verify_s"],
         "repeat_median_wall_s": wall,
@@ -86,6 +95,9 @@ def main() -> None:
         "speedup_wall": round(first["wall_s"] / wall, 1),
         "speedup_verify": round(first["verify_s"] / max(verify, 1e-3), 1),
         "repeat_judge_calls": sorted({r["judge_calls"] for r in repeats}),
+        "pipeline_median_wall_s": statistics.median(r["wall_s"] for r in piped),
+        "pipeline_median_verify_s": statistics.median(r["verify_s"] for r in piped),
+        "pipeline_judge_calls": sorted({r["judge_calls"] for r in piped}),
     }
     print(json.dumps({"summary": summary}), flush=True)
 

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from judge.state import default_state_dir
 from judge.text import strict_json
 
 
@@ -50,15 +51,6 @@ class ProbePolicy(StrEnum):
 class Extractor(StrEnum):
     SENTENCE = "sentence"  # one claim per sentence, no model call
     LLM = "llm"  # FActScore-style decomposition into atomic facts
-
-
-def default_state_dir() -> Path:
-    """One directory holds all state (cache, local server, audit log); JUDGE_STATE_DIR moves it."""
-    env = os.environ.get("JUDGE_STATE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "grounding-judge"
 
 
 class Settings(BaseSettings):

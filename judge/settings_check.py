@@ -22,7 +22,7 @@ ENV_PREFIX = "JUDGE_"
 READ_ELSEWHERE = frozenset(
     {
         "JUDGE_CONFIG",  # judge.config.load_settings: the config file
-        "JUDGE_STATE_DIR",  # judge.config.default_state_dir (also the state_dir setting)
+        "JUDGE_STATE_DIR",  # judge.state.default_state_dir (also the state_dir setting)
         "JUDGE_DEBUG",  # judge.cli.app: print the traceback of an internal error
         "JUDGE_SERVE_TOKEN",  # judge.cli.serve: the service's bearer token
         "JUDGE_VLLM_PYTHON",  # local_models.backends: the interpreter that imports vllm

@@ -15,6 +15,15 @@ DIR_MODE = 0o700
 FILE_MODE = 0o600
 
 
+def default_state_dir() -> Path:
+    """One directory holds all state (cache, local server, audit log); JUDGE_STATE_DIR moves it."""
+    env = os.environ.get("JUDGE_STATE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "grounding-judge"
+
+
 def private_dir(path: Path, *, tighten: bool = True) -> Path:
     """Create ``path`` and its missing parents owner-only; with ``tighten``, make ``path``
     owner-only also when it already existed (parents that existed are left as they are).

@@ -4,18 +4,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
+import logging
+import os
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TextIO
 
+from judge.cli import output_cache
 from judge.cli.app import EXIT_INPUT_ERROR, EXIT_NOT_PASSED, EXIT_PASS, EXIT_VERIFIER_ERROR
 from judge.cli.common import add_judge_options, settings_from_args
 from judge.cli.progress import claims_progress, wanted
 from judge.config import Settings
 from judge.errors import AuditError
+from judge.judges.cache import served_from_cache
+from judge.judges.cache_store import recording
 from judge.pipeline.inputs import load_request
 from judge.reports.terminal import render_table
 from judge.schemas import Action, Label, VerifyRequest, VerifyResponse
+
+logger = logging.getLogger(__name__)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     request = load_request(args.request)
     started = time.perf_counter()
-    response = asyncio.run(_verify(request, settings, args))
+    with recording() as seen:
+        response = asyncio.run(_verify(request, settings, args))
     if args.audit or settings.audit_cli:
         # Written before anything is shown, as the service does: a result someone saw has a
         # record. A log that cannot be written withholds the result, as a verifier error.
@@ -64,7 +75,9 @@ def run(args: argparse.Namespace) -> int:
         from judge.reports.html import write_report
 
         write_report(args.html, request, response)
-    return exit_code(response)
+    code = exit_code(response)
+    _keep_output(args, settings, response, code, seen)
+    return code
 
 
 async def _verify(
@@ -100,3 +113,84 @@ def exit_code(response: VerifyResponse) -> int:
     if any(v.label is Label.VERIFIER_ERROR for v in response.verdicts):
         return EXIT_VERIFIER_ERROR
     return EXIT_PASS if response.action is Action.PASS else EXIT_NOT_PASSED
+
+
+def _keep_output(
+    args: argparse.Namespace,
+    settings: Settings,
+    response: VerifyResponse,
+    code: int,
+    seen: Mapping[str, str | None],
+) -> None:
+    """Keep what this run printed for an identical run to replay (see output_cache)."""
+    key: str | None = getattr(args, "output_key", None)
+    if key is None or code not in (EXIT_PASS, EXIT_NOT_PASSED) or not settings.cache_enabled:
+        return
+    if args.html or args.audit or settings.audit_cli:
+        return
+    if settings.cache_dir.resolve() != output_cache.store_directory().resolve():
+        return  # a state_dir from a config file: a repeat could not find it before loading it
+    if not seen and any(v.judge is not None for v in response.verdicts):
+        return  # judged, yet no cache entry was seen: nothing to tell a stale replay by
+    try:
+        files = {
+            str(path.resolve()): output_cache.file_digest(path) for path in _inputs(args, settings)
+        }
+    except OSError:
+        return  # a request from a pipe or a device is read once
+    shown = _replayed(response)
+    if args.json:
+        style, text = "json", shown.model_dump_json(indent=2) + "\n"
+    else:
+        capture = _Capture(sys.stdout)
+        render_table(shown, capture)
+        style, text = "table", capture.getvalue()
+    parts = output_cache.split_at_seconds(text, style, response.request_id)
+    if parts is None:
+        return
+    entry = output_cache.StoredOutput(
+        head=parts[0],
+        tail=parts[1],
+        seconds_style=style,
+        request_id=response.request_id,
+        exit_code=code,
+        files=files,
+        verdicts=dict(seen),
+    )
+    try:
+        output_cache.save(key, entry)
+    except Exception as exc:  # the kept output only spares a repeat; this run's result stands
+        logger.warning("the output was not kept for a repeated run: %s", exc)
+
+
+def _inputs(args: argparse.Namespace, settings: Settings) -> list[Path]:
+    """The files a run reads besides the code: request, config and calibration."""
+    paths = [Path(args.request)]
+    config = args.config or os.environ.get("JUDGE_CONFIG")
+    if config:
+        paths.append(Path(config))
+    paths.append(settings.calibration_file or settings.state_dir / "calibration.json")
+    return paths
+
+
+def _replayed(response: VerifyResponse) -> VerifyResponse:
+    """``response`` as a repeat served from the cache shows it, its time printed as zero."""
+    verdicts = [
+        v if v.judge is None else v.model_copy(update={"judge": served_from_cache(v.judge)})
+        for v in response.verdicts
+    ]
+    return response.model_copy(update={"verdicts": verdicts, "judge_calls": 0, "seconds": 0.0})
+
+
+class _Capture(io.StringIO):
+    """Text written as it would be to ``real``: a terminal's colours and width included."""
+
+    def __init__(self, real: TextIO) -> None:
+        super().__init__()
+        self._real = real
+
+    def isatty(self) -> bool:
+        return self._real.isatty()
+
+    def fileno(self) -> int:
+        return self._real.fileno()

@@ -16,11 +16,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import diskcache
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judge.config import Settings
 from judge.errors import CacheFault
+from judge.judges.cache_store import note, open_store
 from judge.pipeline.entail.types import EntailmentResult, JudgeLabel, Premise
 from judge.schemas import JudgeTrace
 from judge.schemas.ledger import canonical_hash, content_hash
@@ -74,16 +74,6 @@ def verdict_key(
     return key
 
 
-# No shared memory and no memory-mapped I/O: SQLite maps a WAL's -shm file, and a -shm
-# truncated or made unwritable under a running process kills it with SIGBUS. Values stay in
-# SQLite (never separate files), so every file of the cache is the database, owner-only.
-_STORE_SETTINGS: dict[str, Any] = {
-    "sqlite_journal_mode": "delete",
-    "sqlite_mmap_size": 0,
-    "disk_min_file_size": 1 << 30,
-}
-
-
 def call_key(
     *,
     kind: str,
@@ -108,6 +98,19 @@ def call_key(
     return key
 
 
+def served_from_cache(trace: JudgeTrace) -> JudgeTrace:
+    """``trace`` as a run that found its verdict in the cache reports it: no calls, no tokens."""
+    return trace.model_copy(
+        update={
+            "cached": True,
+            "calls": 0,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "latency_s": 0.0,
+        }
+    )
+
+
 class _Texts(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -120,7 +123,7 @@ class VerdictCache:
         self.directory = Path(directory)
         try:
             private_dir(self.directory)
-            self._store = diskcache.Cache(str(self.directory), **_STORE_SETTINGS)
+            self._store = open_store(self.directory)
             private_files(self.directory)
         except Exception as exc:  # any failure of the store fails closed
             raise CacheFault(f"cannot open verdict cache at {self.directory}: {exc}") from exc
@@ -145,15 +148,7 @@ class VerdictCache:
             entry = _Entry.model_validate(json.loads(raw))
         except (ValueError, ValidationError) as exc:
             raise CacheFault(f"corrupt verdict cache entry {key}: {exc}") from exc
-        trace = entry.trace.model_copy(
-            update={
-                "cached": True,
-                "calls": 0,
-                "prompt_tokens": 0,
-                "completion_tokens": 0,
-                "latency_s": 0.0,
-            }
-        )
+        trace = served_from_cache(entry.trace)
         return EntailmentResult(
             label=entry.label,
             reason=entry.reason,
@@ -201,6 +196,7 @@ class VerdictCache:
             raise CacheFault(f"cannot read verdict cache: {exc}") from exc
         if raw is not None and not isinstance(raw, str):
             raise CacheFault(f"corrupt verdict cache entry {key}: not JSON text")
+        note(key, raw)
         return raw
 
     def _write(self, key: str, value: str) -> None:
@@ -208,6 +204,7 @@ class VerdictCache:
             self._store.set(key, value)
         except Exception as exc:
             raise CacheFault(f"cannot write verdict cache: {exc}") from exc
+        note(key, value)
 
     def close(self) -> None:
         self._store.close()
