@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from judge.judges.cache_store import DATABASE, open_store, value_digest
-from judge.state import default_state_dir
+from judge.state import default_state_dir, private_dir, private_files
 
 if TYPE_CHECKING:
     import diskcache
@@ -66,7 +66,7 @@ def run_key(argv: Sequence[str], out: TextIO) -> str:
         "cwd": os.getcwd(),
         "environment": {k: v for k, v in sorted(os.environ.items()) if k not in _VOLATILE},
         "terminal": _terminal(out),
-        "python": [sys.executable, sys.version],
+        "python": [sys.executable, sys.version, list(sys.flags)],
         "code": list(_code_stamps()),
     }
     encoded = json.dumps(material, sort_keys=True, ensure_ascii=True).encode()
@@ -221,8 +221,10 @@ def _verdicts_unchanged(store: diskcache.Cache, verdicts: Mapping[str, str | Non
 
 def save(key: str, entry: StoredOutput) -> None:
     """Keep ``entry`` under ``key`` in the store; raises what the store raises."""
-    store = open_store(store_directory())
+    directory = private_dir(store_directory())
+    store = open_store(directory)
     try:
         store.set(key, entry.to_json())
     finally:
         store.close()
+    private_files(directory)

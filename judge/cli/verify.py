@@ -130,8 +130,11 @@ def _keep_output(
         return
     if settings.cache_dir.resolve() != output_cache.store_directory().resolve():
         return  # a state_dir from a config file: a repeat could not find it before loading it
-    if not seen and any(v.judge is not None for v in response.verdicts):
+    judged = any(v.judge is not None for v in response.verdicts)
+    if judged and not seen:
         return  # judged, yet no cache entry was seen: nothing to tell a stale replay by
+    if (judged or seen) and settings.base_url and not settings.model:
+        return  # the model is asked of the server on each run: a replay could not see it change
     try:
         files = {
             str(path.resolve()): output_cache.file_digest(path) for path in _inputs(args, settings)

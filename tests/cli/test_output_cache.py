@@ -19,6 +19,7 @@ from judge.cli.app import main
 from judge.cli.output_cache import StoredOutput, run_key
 from judge.judges.cache_store import STORE_SETTINGS
 from tests.support.fake_judge import (
+    FAKE_MODEL,
     FakeJudgeServer,
     invalid_json_response,
     rule_based_judge,
@@ -43,6 +44,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeJudgeServer]:
     server = FakeJudgeServer()
     with run_fake_openai_server(server.handler) as base_url:
         monkeypatch.setenv("JUDGE_BASE_URL", base_url)
+        monkeypatch.setenv("JUDGE_MODEL", FAKE_MODEL)
         yield server
 
 
@@ -195,6 +197,7 @@ def test_verifier_errors_audited_runs_and_reports_are_not_kept(
     fake = FakeJudgeServer(script)
     with run_fake_openai_server(fake.handler) as base_url:
         monkeypatch.setenv("JUDGE_BASE_URL", base_url)
+        monkeypatch.setenv("JUDGE_MODEL", FAKE_MODEL)
         assert _verify(capsys, "--json", str(request_file))[0] == 4
         broken[0] = False
         assert _verify(capsys, "--json", "--audit", str(request_file))[0] == 0
@@ -219,6 +222,36 @@ def test_the_key_is_everything_a_run_reads_before_it_runs(
     assert run_key(["verify", "r.json"], sys.stdout) == key
     monkeypatch.chdir(tmp_path)
     assert run_key(["verify", "r.json"], sys.stdout) != key
+
+
+def test_a_model_looked_up_on_the_server_is_not_kept(
+    fake: FakeJudgeServer,
+    request_file: Path,
+    capsys: pytest.CaptureFixture[str],
+    isolated_state: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("JUDGE_MODEL")
+    assert _verify(capsys, "--json", str(request_file))[0] == 0
+    assert _verify(capsys, "--json", str(request_file))[0] == 0
+    assert _outputs(isolated_state) == {}
+    assert fake.model_list_calls >= 2  # each run asked which model the server serves
+
+
+def test_the_kept_output_is_owner_only(
+    fake: FakeJudgeServer,
+    request_file: Path,
+    capsys: pytest.CaptureFixture[str],
+    isolated_state: Path,
+) -> None:
+    previous = os.umask(0o022)
+    try:
+        _verify(capsys, "--json", "--no-judge", str(request_file))
+    finally:
+        os.umask(previous)
+    assert _outputs(isolated_state)
+    for path in [isolated_state / "cache", *(isolated_state / "cache").iterdir()]:
+        assert path.stat().st_mode & 0o077 == 0, path
 
 
 def test_a_request_read_from_a_pipe_is_not_kept(
@@ -248,7 +281,7 @@ def test_a_replay_loads_neither_pydantic_nor_the_pipeline(
 ) -> None:
     fake = FakeJudgeServer()
     with run_fake_openai_server(fake.handler) as base_url:
-        env = {**os.environ, "JUDGE_BASE_URL": base_url}
+        env = {**os.environ, "JUDGE_BASE_URL": base_url, "JUDGE_MODEL": FAKE_MODEL}
 
         def run() -> dict[str, Any]:
             done = subprocess.run(
