@@ -37,6 +37,8 @@ DAY_WORDS = {
 _DAY_WORD = r"(?P<dayw>" + "|".join(sorted(DAY_WORDS, key=len, reverse=True)) + r")"
 _WD = r"(?:(?P<wd>" + "|".join(WEEKDAYS) + r"),?\s+)?"
 _END = r"(?![\w%])"
+# Words that introduce a year: "in 1998", "since '98".
+_YEAR_CUE_WORDS = r"\b(?:in|since|until|till|by|from|of|year|circa|c\.|around|before|after|during)"
 # Between the two days of a range: "19-28 April", "April 19 to 28", "April 19 through 28".
 _TO = r"(?:\s*-\s*|\s+(?:to|through|until|till)\s+)"
 
@@ -63,6 +65,11 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("fiscal_year", r"\bFY\s?'?(?P<fy>(?:19|20)\d{2}|\d{2})(?![\d%]|\.\d|,\d)"),
         ("decade", r"\b(?:the\s+)?(?P<decade>1\d{2}0|20\d0)'?s\b"),
         ("short_decade", r"(?:'|\bthe\s+|\bmid-?|\blate\s+|\bearly\s+)(?P<decade>[1-9]0)'?s\b"),
+        # A year cut to two digits after an apostrophe: "in '98", "May '21". Read only after a
+        # word that introduces a year or a month, and before punctuation or a lower-case word,
+        # since an opening quote can stand before two digits too ("'12 Angry Men'").
+        ("short_year", rf"(?:{_YEAR_CUE_WORDS}|{_MON})\s+'(?P<short_year>\d{{2}})"
+                       r"(?=\s*(?:[,.;:)!?]|$)|\s+(?-i:[a-z]))"),
         ("year_range", rf"(?<![\d.,$€£]){_YEAR}\s*[-/]\s*(?P<year2>\d{{4}}|\d{{2}})"
                        r"(?![\d%]|\.\d|,\d)"),
         ("year", rf"(?<![\d.,$€£#-]){_YEAR}(?![\d%]|\.\d|,\d|\s?(?:%|per\s?cent|million|billion|"
@@ -74,10 +81,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                   rf"last|next|this|each|every|of|for|by|before|after|around)[\s-]+{_FULL_MON}\b"),
     )
 )  # fmt: skip
-_YEAR_CUE = re.compile(
-    r"\b(?:in|since|until|till|by|from|of|year|circa|c\.|around|before|after|during)\s+$",
-    re.IGNORECASE,
-)
+_YEAR_CUE = re.compile(rf"{_YEAR_CUE_WORDS}\s+$", re.IGNORECASE)
 ANY_YEAR = re.compile(r"(?<!\d)(1\d{3}|20\d{2}|21\d{2})(?!\d)")
 
 
@@ -133,6 +137,17 @@ def _read(kind: str, match: re.Match[str], text: str) -> Iterator[DateMention]:
         day = DAY_WORDS[groups["dayw"].casefold()] if groups.get("dayw") else int(groups["day"])
         if _valid(year, month, day) and not _is_may_verb(groups, year):
             yield span(year=year, month=month, day=day, weekday=weekday)
+    elif kind == "short_year":
+        short = int(groups["short_year"])
+        start = match.start("short_year") - 1  # from the apostrophe, or the month before it
+        start = match.start("mon") if groups.get("mon") else start
+        yield DateMention(
+            text[start : match.end()],
+            start,
+            match.end(),
+            year=short + (2000 if short < 50 else 1900),
+            month=month,
+        )
     elif kind == "dateline":
         day, short = int(groups["day"]), int(groups["short_year"])
         year = short + (2000 if short < 50 else 1900)

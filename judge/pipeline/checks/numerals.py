@@ -126,6 +126,19 @@ def parse_spelled(phrase: str) -> Spelled | None:
     return Spelled((total + current) * factor, last == "ordinal")
 
 
+# Verbs that give a change as a multiple: "halved" is a fall of 50 %, "tripled" a rise of
+# 200 %. Read in evidence only, as that change (see ``quantities``): "sales fell 50%" is borne
+# out by "sales halved". Not as a level ("three times"), which would also match a count: "it
+# tripled its stores" says nothing of "3 stores".
+MULTIPLYING = re.compile(r"\b(?P<verb>halv|doubl|tripl|trebl|quadrupl)(?:ed|ing)\b", re.IGNORECASE)
+CHANGES = {  # the change, as a fraction of the level before it
+    "halv": Decimal("0.5"),
+    "doubl": Decimal(1),
+    "tripl": Decimal(2),
+    "trebl": Decimal(2),
+    "quadrupl": Decimal(3),
+}
+
 # Multiples written as one word: "tenfold", "twofold" ("ten-fold" is a number word already).
 FOLD = re.compile(
     r"\b(?P<number>" + "|".join(sorted([*_UNITS, *_TENS, "hundred", "thousand"], key=len,

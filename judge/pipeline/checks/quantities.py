@@ -302,6 +302,12 @@ def _word_quantities(text: str) -> Iterator[Quantity]:
             text=match.group(0), start=match.start(), end=match.end(),
             checkable=bool(whole) and not part,
         )  # fmt: skip
+    for match in numerals.MULTIPLYING.finditer(text):
+        yield Quantity(
+            value=numerals.CHANGES[match.group("verb").casefold()], exponent=-2, coarse=-2,
+            negative=False, unit=units.FRACTION, approx=False, ordinal=False, spelled=True,
+            scale=0, text=match.group(0), start=match.start(), end=match.end(), checkable=False,
+        )  # fmt: skip
     for match in numerals.FOLD.finditer(text):
         parsed = numerals.parse_spelled(match.group("number"))
         if parsed is not None:

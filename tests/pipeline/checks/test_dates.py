@@ -91,6 +91,23 @@ def test_ambiguous_numeric_date_in_evidence_allows_both_readings() -> None:
         assert outcome.status is CheckStatus.PASSED
 
 
+@pytest.mark.parametrize(
+    ("text", "years"),
+    [
+        ("It was founded in '98.", [1998]),
+        ("Sales grew since '05, and then fell.", [2005]),
+        ("It launched in May '21.", [2021]),
+        # An opening quote before two digits is a title, not a year.
+        ("He starred in '12 Angry Men'.", []),
+        ("It peaked in the '90s.", [None]),
+    ],
+)
+def test_a_year_cut_to_two_digits_is_read_after_a_year_word(
+    text: str, years: list[int | None]
+) -> None:
+    assert [m.year for m in find_dates(normalise(text))] == years
+
+
 def test_mentions_carry_their_precision() -> None:
     mentions = find_dates(normalise("On December 20, 2018 it began; it ends in June 2019."))
     assert [(m.year, m.month, m.day) for m in mentions] == [(2018, 12, 20), (2019, 6, None)]

@@ -41,6 +41,12 @@ SAME = [
     ("The war broke out in the 15th century.", "The fifteenth-century war."),
     ("She came 1st.", "She came first."),
     ("The second edition came out in 2019.", "The 2nd edition came out in 2019."),
+    ("The shop opened in '98.", "The shop opened in 1998."),
+    ("The shop opened in 1998.", "The shop opened in '98, downtown."),
+    ("The shop opened in May '21.", "The shop opened on 3 May 2021."),
+    ("Sales fell 50% last year.", "Sales halved last year."),
+    ("Sales rose 100% last year.", "Sales doubled last year."),
+    ("Sales rose 200% last year.", "Sales tripled last year."),
 ]
 
 DIFFERENT = [
@@ -51,6 +57,12 @@ DIFFERENT = [
     ("The plan hired 13,000 people.", "The plan hired 12 000 people."),
     ("The war broke out in the sixteenth century.", "The 15th-century war."),
     ("The plan hired four people.", "The plan hired 3 people."),
+    ("The shop opened in '98.", "The shop opened in 2008."),
+    ("The shop opened in '08.", "The shop opened in 1908."),
+    ("Sales fell 60% last year.", "Sales halved last year."),
+    ("Sales rose 300% last year.", "Sales tripled last year."),
+    # A multiple is read as the change it states, not as a count.
+    ("The chain has 3 stores.", "The chain tripled its stores."),
 ]
 
 
