@@ -1,4 +1,5 @@
-"""Finding dates in normalised text: full dates, month and year, years, decades, weekdays."""
+"""Finding dates in normalised text: full dates, month and year, years, decades, centuries,
+weekdays."""
 
 from __future__ import annotations
 
@@ -63,6 +64,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("month_year", rf"\b{_MON},?\s+(?:of\s+)?{_YEAR}{_END}"),
         # A fiscal year is read as the year it is named by: "FY2021", "FY 21", "FY'21".
         ("fiscal_year", r"\bFY\s?'?(?P<fy>(?:19|20)\d{2}|\d{2})(?![\d%]|\.\d|,\d)"),
+        # "The 19th century", "nineteenth-century"; not "its second century", nor one BC.
+        ("century", rf"\b(?:(?P<century>[1-9]|1\d|2[01])(?:st|nd|rd|th)|{_DAY_WORD})[\s-]+"
+                    r"century\b(?!\s*(?:BCE?\b|B\.C\.))"),
         ("decade", r"\b(?:the\s+)?(?P<decade>1\d{2}0|20\d0)'?s\b"),
         ("short_decade", r"(?:'|\bthe\s+|\bmid-?|\blate\s+|\bearly\s+)(?P<decade>[1-9]0)'?s\b"),
         # A year cut to two digits after an apostrophe: "in '98", "May '21". Read only after a
@@ -82,6 +86,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )  # fmt: skip
 _YEAR_CUE = re.compile(rf"{_YEAR_CUE_WORDS}\s+$", re.IGNORECASE)
+# A century someone or something has lived through is not a calendar century.
+_OWNER = re.compile(r"(?:\b(?:its|their|his|her|our|my|your)|'s)\s+$", re.IGNORECASE)
 ANY_YEAR = re.compile(r"(?<!\d)(1\d{3}|20\d{2}|21\d{2})(?!\d)")
 
 
@@ -97,6 +103,7 @@ class DateMention:
     day: int | None = None
     weekday: int | None = None  # 0 = Monday
     decade: int | None = None  # 1940 for "the 1940s"; 40 for "the '40s" (century unknown)
+    century: int | None = None  # 19 for "the 19th century" (the 1800s)
     checkable: bool = True  # False where day and month order is unknown ("03/04/2024")
 
 
@@ -158,6 +165,11 @@ def _read(kind: str, match: re.Match[str], text: str) -> Iterator[DateMention]:
     elif kind == "fiscal_year":
         named = int(groups["fy"])
         yield span(year=named if named >= 100 else named + (2000 if named < 50 else 1900))
+    elif kind == "century":
+        digits = groups["century"]
+        number = int(digits) if digits else DAY_WORDS[str(groups["dayw"]).casefold()]
+        if number <= 21 and not _OWNER.search(text[max(0, match.start() - 12) : match.start()]):
+            yield span(century=number)
     elif kind in {"decade", "short_decade"}:
         yield span(decade=int(groups["decade"]))
     elif kind == "year_range":

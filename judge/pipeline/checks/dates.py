@@ -17,7 +17,8 @@ from judge.schemas import CheckOutcome, Label
 
 
 class DateCheck:
-    """Fails a claim naming a date, month, year, decade or weekday the evidence does not."""
+    """Fails a claim naming a date, month, year, decade, century or weekday the evidence does
+    not."""
 
     name: str = "dates"
 
@@ -55,6 +56,8 @@ class _Evidence:
             return False
         if claim.decade is not None:
             return self._decade(claim.decade)
+        if claim.century is not None:
+            return self._century(claim.century)
         if claim.month is None:
             return claim.year is None or claim.year in self.years
         return any(self._same_day(claim, m) for m in self.mentions if m.month == claim.month)
@@ -68,10 +71,24 @@ class _Evidence:
         return other.year is None and claim.year in self.years
 
     def _decade(self, decade: int) -> bool:
+        if decade >= 1000 and decade % 100 == 0:
+            # "The 1800s" is said of the century as often as of its first ten years.
+            return any(m.decade == decade for m in self.mentions) or self._century(
+                decade // 100 + 1
+            )
         if decade >= 1000:
             return any(m.decade == decade for m in self.mentions) or any(
                 decade <= year < decade + 10 for year in self.years
             )
         return any(m.decade is not None and m.decade % 100 == decade for m in self.mentions) or any(
             year % 100 // 10 * 10 == decade for year in self.years
+        )
+
+    def _century(self, century: int) -> bool:
+        # The 19th century is 1801-1900 by count and the 1800s in speech: either bears it out.
+        first = (century - 1) * 100
+        return (
+            any(m.century == century for m in self.mentions)
+            or any(m.decade is not None and first <= m.decade < first + 100 for m in self.mentions)
+            or any(first <= year <= first + 100 for year in self.years)
         )

@@ -39,7 +39,10 @@ SPELLED = re.compile(
 FRACTION = re.compile(
     r"\b(?:(?P<half>(?<!\band\s)(?:a|one)[\s-]half|(?<!\ba\s)(?<!\bone\s)(?<!\bone-)half)"
     r"|(?P<third>(?:a|one)[\s-]third)|(?P<quarter>(?:a|one)[\s-]quarter)"
-    r"|(?P<two_thirds>two[\s-]thirds)|(?P<three_quarters>three[\s-]quarters))\b(?!-)"
+    r"|(?P<fifth>(?:a|one)[\s-]fifth)|(?P<tenth>(?:a|one)[\s-]tenth)"
+    r"|(?P<two_thirds>two[\s-]thirds)|(?P<three_quarters>three[\s-]quarters)"
+    r"|(?P<two_fifths>two[\s-]fifths)|(?P<three_fifths>three[\s-]fifths)"
+    r"|(?P<four_fifths>four[\s-]fifths))\b(?!-)"
     rf"(?!\s+an?\s+{_SCALE_AHEAD})",
     re.IGNORECASE,
 )
@@ -62,8 +65,13 @@ FRACTION_VALUES = {
     "half": Decimal("0.5"),
     "third": Decimal(1) / 3,
     "quarter": Decimal("0.25"),
+    "fifth": Decimal("0.2"),
+    "tenth": Decimal("0.1"),
     "two_thirds": Decimal(2) / 3,
     "three_quarters": Decimal("0.75"),
+    "two_fifths": Decimal("0.4"),
+    "three_fifths": Decimal("0.6"),
+    "four_fifths": Decimal("0.8"),
 }
 
 

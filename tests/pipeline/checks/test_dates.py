@@ -108,6 +108,20 @@ def test_a_year_cut_to_two_digits_is_read_after_a_year_word(
     assert [m.year for m in find_dates(normalise(text))] == years
 
 
+@pytest.mark.parametrize(
+    ("text", "centuries"),
+    [
+        ("It was built in the 19th century.", [19]),
+        ("A twentieth-century painter.", [20]),
+        # Not a calendar century: one a firm has lived through, or one before the common era.
+        ("The firm entered its second century.", []),
+        ("It was built in the 5th century BC.", []),
+    ],
+)
+def test_centuries(text: str, centuries: list[int]) -> None:
+    assert [m.century for m in find_dates(normalise(text))] == centuries
+
+
 def test_mentions_carry_their_precision() -> None:
     mentions = find_dates(normalise("On December 20, 2018 it began; it ends in June 2019."))
     assert [(m.year, m.month, m.day) for m in mentions] == [(2018, 12, 20), (2019, 6, None)]

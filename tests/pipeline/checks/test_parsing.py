@@ -47,6 +47,14 @@ SAME = [
     ("Sales fell 50% last year.", "Sales halved last year."),
     ("Sales rose 100% last year.", "Sales doubled last year."),
     ("Sales rose 200% last year.", "Sales tripled last year."),
+    ("A fifth of adults smoke.", "20% of adults smoke."),
+    ("20% of adults smoke.", "One-fifth of adults smoke."),
+    ("Two-fifths of voters agreed.", "40% of voters agreed."),
+    ("A tenth of the budget went to schools.", "10% of the budget went to schools."),
+    ("The bridge was built in the 19th century.", "The bridge was built in 1850."),
+    ("The bridge was built in the nineteenth century.", "The 19th-century bridge."),
+    ("The bridge was built in the 1800s.", "The bridge was built in 1850."),
+    ("The bridge was built in the 19th century.", "The bridge was built in the 1800s."),
 ]
 
 DIFFERENT = [
@@ -61,6 +69,10 @@ DIFFERENT = [
     ("The shop opened in '08.", "The shop opened in 1908."),
     ("Sales fell 60% last year.", "Sales halved last year."),
     ("Sales rose 300% last year.", "Sales tripled last year."),
+    ("A fifth of adults smoke.", "A quarter of adults smoke."),
+    ("The bridge was built in the 20th century.", "The bridge was built in 1850."),
+    ("The bridge was built in the 1800s.", "The bridge was built in 1950."),
+    ("The bridge was built in 1850.", "The bridge was built in the 19th century."),
     # A multiple is read as the change it states, not as a count.
     ("The chain has 3 stores.", "The chain tripled its stores."),
 ]
