@@ -61,7 +61,10 @@ _QUANTIFIER_WORD = re.compile(
 )
 _CLAUSE_BREAK = re.compile(
     r"[;:()]|,\s+(?=(?:but|except|whereas|while|although|though|unless|yet|not|rather)\b)"
-    r"|\b(?:but|except|whereas|although|though|unless)\b",
+    r"|\b(?:but|except|whereas|although|though|unless)\b"
+    # A sentence end inside a quotation, which the sentence splitter keeps whole: in '"This
+    # must not be true. Robert was a great bloke."' the "not" is not said of Robert.
+    r"|(?<=[.!?])\s+(?=[\"'\u201c\u2018]?[A-Z])",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -162,6 +165,9 @@ class PolarityCheck:
         clause, sentence, overlap = best
         restated = _restating(text, clause)
         flip = _flip(restated, clause, text, normalise(evidence))
+        negation_said_elsewhere = restated.negated and not clause.negated
+        if flip is not None and negation_said_elsewhere and _negation_restated(text, evidence):
+            flip = None  # "..., but would not say where": another clause says it so
         if flip is None and restated.quantifier in {"all", "none"} and _EXCEPTION.search(sentence):
             # "never refunded" against "non-refundable, except when damaged": not a flip, but
             # an absolute the evidence does not grant.
@@ -207,6 +213,24 @@ def _best_clause(claim: str, evidence: str, stated: _Clause) -> tuple[_Clause, s
             if held >= REVIEW_OVERLAP and (best is None or held > best[2]):
                 best = (clause, sentence.text, held)
     return best
+
+
+def _negation_restated(claim: str, evidence: str) -> bool:
+    """Whether every negated clause of the (normalised) claim is restated, negated, by an
+    evidence clause: the best clause of the claim as a whole may be another of its sentence's
+    clauses."""
+    evidence = normalise(evidence)
+    parts = [_clause(part.strip()) for part in _CLAUSE_BREAK.split(claim) if part.strip()]
+    negated = [part for part in parts if part.negated]
+    if not negated or len(negated) == len(parts):
+        return False
+    for part in negated:
+        if len(part.readings) < MIN_CONTENT_WORDS:
+            return False
+        best = _best_clause(part.text, evidence, part)
+        if best is None or not best[0].negated or best[2] < CONFIDENT_OVERLAP:
+            return False
+    return True
 
 
 def _restating(claim: str, evidence: _Clause) -> _Clause:

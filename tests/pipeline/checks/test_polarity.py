@@ -76,11 +76,29 @@ def test_a_confident_flip_is_contradicted(claim: str, evidence: str) -> None:
         # Converses are not listed: the same event with the parties swapped.
         ("The club sold the player to Leeds.", "Leeds bought the player from the club."),
         ("Spain lost to Italy in the final.", "Italy won against Spain in the final."),
+        # A quotation is one sentence to the splitter; its negated sentence is not the claim's.
+        (
+            "Robert was such a great bloke, she said.",
+            'She said: "This can and must not be true. Robert was such a great bloke."',
+        ),
+        # The claim's negation is in another clause, which the evidence negates too.
+        (
+            "Police said that Enke left a suicide note, but would not say where the note was found.",
+            "Police said that Enke left a suicide note, but would not say where the note was found.",
+        ),
     ],
 )
 def test_same_polarity_passes(claim: str, evidence: str) -> None:
     outcome = CHECK(claim, evidence)
     assert outcome is None or outcome.status is CheckStatus.PASSED, outcome
+
+
+def test_a_negated_clause_the_evidence_states_plainly_is_still_flagged() -> None:
+    outcome = CHECK(
+        "Police said that Enke left a suicide note, but would not say where the note was found.",
+        "Police said that Enke left a suicide note and said where the note was found.",
+    )
+    assert outcome is not None and outcome.status is not CheckStatus.PASSED
 
 
 def test_a_prefixed_word_naming_another_group_is_no_negation() -> None:
