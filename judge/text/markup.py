@@ -3,14 +3,16 @@
 An answer is read rendered, as Markdown or HTML. ``Shipping fees are <del>not</del> refunded``
 is checked as "not refunded" and read as "refunded"; so are an HTML comment, GitHub's
 ``~~strikethrough~~``, letters struck through by combining overlays, an element with
-``hidden`` or ``style``, a character reference that spells a word, image alt text and
+``hidden`` or ``style``, a character reference that spells a letter or digit, image alt text and
 Markdown link definitions (never shown). Markup that only emphasises or lays out text
 (``**bold**``, ``<b>``, ``<br>``, tables, lists) shows every word and is left alone.
 """
 
 from __future__ import annotations
 
+import html
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -29,8 +31,10 @@ _HIDING_ELEMENTS = frozenset(
 _HIDING_ATTRIBUTE = re.compile(
     r"""(?:^|\s)(?:hidden|style|class|aria-hidden|inert|dir)(?=\s*=|\s|/|$)""", re.IGNORECASE
 )
-# Entities a writer types for the character itself; any other reference spells text indirectly.
+# Entities a writer types for the character itself.
 _PLAIN_ENTITIES = frozenset({"amp", "lt", "gt", "quot", "apos", "nbsp"})
+# Characters that change the number after them; U+FFFD, what a broken reference shows.
+_SIGNS = frozenset("+-\u2212\u00b1\u2213\ufffd")
 
 _TAG = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)(\s[^<>]*)?/?>")
 _FINDERS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -89,7 +93,15 @@ def hidden_markup(text: str) -> tuple[HiddenMarkup, ...]:
 
 
 def _plain_entity(reference: str) -> bool:
-    return reference[1:-1].lower() in _PLAIN_ENTITIES
+    if reference[1:-1].lower() in _PLAIN_ENTITIES:
+        return True
+    # Typography (quotes, dashes, "≥", "©", spaces) hides no word: the checks read it decoded
+    # (judge.text.normalise). A letter, digit, mark or control spells text a reader sees and a
+    # judge reading the source may not, and a sign turns a number.
+    shown = html.unescape(reference)
+    if len(shown) != 1 or shown in _SIGNS:
+        return False
+    return unicodedata.category(shown)[0] in "PS" or unicodedata.category(shown) == "Zs"
 
 
 def _hides(name: str, attributes: str) -> bool:

@@ -4,6 +4,7 @@ Claim and evidence go through the same function, so a rewrite here can only make
 compare equal. What it undoes, and what it records so the look-alike check can send the claim
 to review (a value written to be misread must not pass silently, even when it reads right):
 
+* character references (``&#8805;``, ``&rsquo;``): read as the characters they stand for;
 * invisible characters (format controls, variation selectors) and the bidirectional controls
   that make the displayed text differ from the stored text: removed, and recorded;
 * digits of every script (``unicodedata.decimal``) and number forms (Roman numeral characters,
@@ -16,6 +17,7 @@ to review (a value written to be misread must not pass silently, even when it re
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import unicodedata
@@ -113,7 +115,7 @@ def for_checking(text: str) -> Normalised:
 
     Cached: every check of every claim normalises the claim's cited evidence, the same text
     for all the claims that cite it."""
-    visible, hidden, inside = _strip_invisible(text)
+    visible, hidden, inside = _strip_invisible(decode_references(text))
     visible = _GROUP_SPACE.sub(",", visible)
     visible = _SUPERSCRIPT.sub(lambda m: "^" + unicodedata.normalize("NFKC", m.group(1)), visible)
     visible, disguised = _read_disguised_digits(visible)
@@ -122,6 +124,20 @@ def for_checking(text: str) -> Normalised:
     visible = visible.translate(_LETTER_TABLE).translate(_DASHES).translate(_APOSTROPHES)
     visible = _MIDDLE_DOT.sub(".", visible)
     return Normalised(_SPACES.sub(" ", visible), hidden, inside, disguised)
+
+
+# An HTML character reference, as a renderer reads it: "&#8805;", "&#x2265;", "&ge;".
+CHARACTER_REFERENCE = re.compile(
+    r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
+)
+
+
+def decode_references(text: str) -> str:
+    """``text`` with every character reference replaced by the character a reader sees, so
+    "aged &#8805;60" reads as "aged ≥60" and "n&#111;t" as "not" on either side."""
+    if "&" not in text:
+        return text
+    return CHARACTER_REFERENCE.sub(lambda m: html.unescape(m.group()), text)
 
 
 def normalise(text: str) -> str:

@@ -29,6 +29,9 @@ from judge.text.markup import hidden_markup
         ("Fees are n&#111;t refunded.", "a character reference", "&#111;"),
         ("Fees are n&#x6f;t refunded.", "a character reference", "&#x6f;"),
         ("Fees are refunded&ZeroWidthSpace;.", "a character reference", "&ZeroWidthSpace;"),
+        ("Prices fell &minus;5%.", "a character reference", "&minus;"),
+        ("Prices fell &#8722;5%.", "a character reference", "&#8722;"),
+        ("Fees are &#0;refunded.", "a character reference", "&#0;"),
         ("![Fees are refunded](fees.png)", "image alt text", "!["),
         ("![Fees are refunded][fees]", "image alt text", "!["),
         ("Returns within <bdo dir='rtl'>03</bdo> days.", "an HTML element", "<bdo"),
@@ -59,6 +62,9 @@ def test_markup_that_hides_text_is_found(text: str, kind: str, markup: str) -> N
         "See the policy [1].\n\n[1]: https://example.com/policy",
         "About 5 ~ 7 days.",
         "It takes ~5 to ~7 days; order --> ship --> deliver.",
+        # Typography spelled as references, as scraped pages write it: no word is hidden.
+        "Adults aged &#8805;60 years and &#x2264;18 years &ndash; the Irish&rsquo;s data&hellip;",
+        "&copy; 2020 the &ldquo;Clinic&rdquo;&thinsp;&mdash; 5&#37; of cases",
     ],
 )
 def test_markup_that_shows_every_word_is_not(text: str) -> None:

@@ -37,6 +37,27 @@ def test_words_with_letters_next_to_digits_are_left_alone(word: str) -> None:
     assert normalise(word) == word
 
 
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("aged &#8805;60 years", "aged \u226560 years"),
+        ("aged &#x2264;18 years", "aged \u226418 years"),
+        ("the Irish&rsquo;s first win", "the Irish's first win"),
+        ("fees are n&#111;t refunded", "fees are not refunded"),
+        ("a &unknownname; stays", "a &unknownname; stays"),
+        ("Fees &amp taxes", "Fees &amp taxes"),  # no semicolon: not a reference
+    ],
+)
+def test_character_references_read_as_the_characters_they_stand_for(
+    written: str, read: str
+) -> None:
+    assert normalise(written) == read
+
+
+def test_a_reference_to_an_invisible_character_is_recorded_as_one() -> None:
+    assert for_checking("within 3&#8203;0 days").hidden_inside
+
+
 def test_letters_drawn_like_latin_letters_read_as_them() -> None:
     assert normalise("\u041e\u0420\u0414-88213") == "OPД-88213"
     assert normalise("ORD-88213") == "ORD-88213"

@@ -59,7 +59,9 @@ class NumberPlacementCheck:
             if len(wanted) >= MIN_CONTENT_WORDS
             else []
         )
-        slots = {mention.quantity: mention for mention in mentions(text, every)}
+        # Clauses end at every number the claim writes, as in the evidence (evidence_mentions):
+        # "6-foot-4" read with its "4" on one side only would lend the "4"'s words to "6-foot".
+        slots = {mention.quantity: mention for mention in mentions(text, find_quantities(text))}
         moved: list[tuple[Quantity, str]] = []
         for number in numbers:
             found = _moved_in_sentence(number, text, restating) or _moved_in_slot(
