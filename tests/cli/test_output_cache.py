@@ -64,6 +64,10 @@ def _store(state: Path) -> diskcache.Cache:
     return diskcache.Cache(str(state / "cache"), **STORE_SETTINGS)
 
 
+def _verdict_keys(store: diskcache.Cache) -> list[str]:
+    return [k for k in store if not k.startswith("output:")]
+
+
 def _outputs(state: Path) -> dict[str, StoredOutput]:
     with _store(state) as store:
         found = {k: StoredOutput.from_json(store[k]) for k in store if k.startswith("output:")}
@@ -132,7 +136,7 @@ def test_a_changed_verdict_entry_is_not_replayed_and_fails_closed(
 ) -> None:
     assert _verify(capsys, "--json", str(request_file))[0] == 0
     with _store(isolated_state) as store:
-        for key in [k for k in store if not k.startswith("output:")]:
+        for key in _verdict_keys(store):
             store[key] = '{"format": 1}'
     code, out = _verify(capsys, "--json", str(request_file))
     assert code == 4
@@ -148,7 +152,7 @@ def test_a_cleared_verdict_cache_sends_the_request_to_the_judge(
     _verify(capsys, "--json", str(request_file))
     asked = len(fake.requests)
     with _store(isolated_state) as store:
-        for key in [k for k in store if not k.startswith("output:")]:
+        for key in _verdict_keys(store):
             del store[key]
     assert _verify(capsys, "--json", str(request_file))[0] == 0
     assert len(fake.requests) == 2 * asked
