@@ -38,13 +38,15 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from judge.judges.cache_store import DATABASE, open_store, value_digest
 from judge.state import default_state_dir, private_dir, private_files
 
 if TYPE_CHECKING:
     import diskcache
+
+Style = Literal["json", "table"]  # how the output shows the run's time
 
 _FORMAT = 1
 _PREFIX = "output:"
@@ -119,7 +121,7 @@ class StoredOutput:
 
     head: str
     tail: str
-    seconds_style: str  # "json" or "table"
+    seconds_style: Style
     request_id: str
     exit_code: int
     files: Mapping[str, str | None]  # absolute path -> file_digest
@@ -156,7 +158,7 @@ class StoredOutput:
         return entry
 
 
-def split_at_seconds(text: str, style: str, request_id: str) -> tuple[str, str] | None:
+def split_at_seconds(text: str, style: Style, request_id: str) -> tuple[str, str] | None:
     """``text`` cut around the time it shows (printed as zero), or ``None`` if it is not there
     exactly once where the response puts it."""
     if style == "json":

@@ -142,12 +142,13 @@ def _keep_output(
     except OSError:
         return  # a request from a pipe or a device is read once
     shown = _replayed(response)
+    style: output_cache.Style = "json" if args.json else "table"
     if args.json:
-        style, text = "json", shown.model_dump_json(indent=2) + "\n"
+        text = shown.model_dump_json(indent=2) + "\n"
     else:
         capture = _Capture(sys.stdout)
         render_table(shown, capture)
-        style, text = "table", capture.getvalue()
+        text = capture.getvalue()
     parts = output_cache.split_at_seconds(text, style, response.request_id)
     if parts is None:
         return
