@@ -11,6 +11,7 @@ import datetime as dt
 from functools import lru_cache
 
 from judge.pipeline.checks.date_mentions import DateMention, evidence_years, find_dates
+from judge.pipeline.checks.numbers import evidence_quantities
 from judge.pipeline.checks.outcome import missing, passed
 from judge.pipeline.checks.text import normalise
 from judge.schemas import CheckOutcome, Label
@@ -27,10 +28,25 @@ class DateCheck:
         if not mentions:
             return None
         context = _evidence(normalise(evidence))
-        absent = [m.text for m in mentions if not context.holds(m)]
+        absent = [
+            m.text for m in mentions if not context.holds(m) and not _a_count(m, evidence)
+        ]
         if absent:
             return missing(self.name, Label.DATE_MISMATCH, "Dates", absent)
         return passed(self.name, "Every date of the claim was")
+
+
+def _a_count(mention: DateMention, evidence: str) -> bool:
+    """Whether a bare four-digit "year" of the claim is a number the evidence writes as one:
+    "1730 samples" for the evidence's "1,730 samples" is no date."""
+    if mention.year is None or mention.month is not None or mention.weekday is not None:
+        return False
+    if not mention.text.isdigit():
+        return False
+    return any(
+        q.value == mention.year and q.unit is None and not q.ordinal and "," in q.text
+        for q in evidence_quantities(evidence)
+    )
 
 
 @lru_cache(maxsize=16)

@@ -76,7 +76,11 @@ def _bound(before: str, after: str) -> Bound | None:
     return None
 
 
-_RANGE_JOIN = re.compile(r"^\s*(?:-|to|through|and|or)\s*$", re.IGNORECASE)
+# Between the two ends of a range. After "to" the second may repeat the currency ("$50 to
+# $100 million"); after "and" a repeated one more often starts another amount.
+_RANGE_JOIN = re.compile(
+    r"^\s*(?:(?:-|to|through)\s*(?:[$€£¥]\s*)?|(?:and|or)\s*)$", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,8 @@ SAME = [
     ("The bridge was built in the nineteenth century.", "The 19th-century bridge."),
     ("The bridge was built in the 1800s.", "The bridge was built in 1850."),
     ("The bridge was built in the 19th century.", "The bridge was built in the 1800s."),
+    ("The study used 1730 samples.", "The study used 1,730 samples."),
+    ("Revenue was $50 million to $100 million.", "Revenue was $50 to $100 million."),
 ]
 
 DIFFERENT = [
@@ -73,6 +75,8 @@ DIFFERENT = [
     ("The bridge was built in the 20th century.", "The bridge was built in 1850."),
     ("The bridge was built in the 1800s.", "The bridge was built in 1950."),
     ("The bridge was built in 1850.", "The bridge was built in the 19th century."),
+    ("The study used 1730 samples.", "The study used 1,750 samples."),
+    ("Revenue was $50.", "Revenue was $50 to $100 million."),
     # A multiple is read as the change it states, not as a count.
     ("The chain has 3 stores.", "The chain tripled its stores."),
 ]
