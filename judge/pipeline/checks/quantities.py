@@ -76,6 +76,8 @@ def _bound(before: str, after: str) -> Bound | None:
     return None
 
 
+# A height in feet and inches, as sports writing gives it: "6-foot-4", "6-foot-four".
+_HEIGHT = re.compile(r"\w+-(?:foot|feet)-\w+", re.IGNORECASE)
 # Between the two ends of a range. After "to" the second may repeat the currency ("$50 to
 # $100 million"); after "and" a repeated one more often starts another amount.
 _RANGE_JOIN = re.compile(
@@ -425,6 +427,10 @@ def _join_ranges(text: str, found: list[Quantity]) -> list[Quantity]:
     joined = list(found)
     for index in range(len(joined) - 1):
         left, right = joined[index], joined[index + 1]
+        if _HEIGHT.fullmatch(text[left.start : right.end]):
+            # "6-foot-4" is six feet four inches, not a range of feet.
+            joined[index + 1] = replace(right, unit="length:inch", counts=False, checkable=True)
+            continue
         if not _RANGE_JOIN.match(text[left.end : right.start]) or left.spelled != right.spelled:
             continue
         if left.unit is None and right.unit is not None:

@@ -57,6 +57,8 @@ SAME = [
     ("The bridge was built in the 19th century.", "The bridge was built in the 1800s."),
     ("The study used 1730 samples.", "The study used 1,730 samples."),
     ("Revenue was $50 million to $100 million.", "Revenue was $50 to $100 million."),
+    ("The 6-foot-four guard scored.", "The 6-foot-4 guard scored."),
+    ("The guard is 6 feet 4 inches tall.", "The 6-foot-4 guard scored."),
 ]
 
 DIFFERENT = [
@@ -77,6 +79,7 @@ DIFFERENT = [
     ("The bridge was built in 1850.", "The bridge was built in the 19th century."),
     ("The study used 1730 samples.", "The study used 1,750 samples."),
     ("Revenue was $50.", "Revenue was $50 to $100 million."),
+    ("The 6-foot-5 guard scored.", "The 6-foot-4 guard scored."),
     # A multiple is read as the change it states, not as a count.
     ("The chain has 3 stores.", "The chain tripled its stores."),
 ]
