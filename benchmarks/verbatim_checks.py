@@ -4,7 +4,7 @@ A copied sentence is supported by construction, so any check that flags one read
 evidence differently: a parsing gap, not a policy. Prints the sentences checked, the flags per
 check, and up to ``--show`` examples of each.
 
-    python benchmarks/verbatim_checks.py --data ../shared/data/dev/dev_claims.jsonl
+    python benchmarks/verbatim_checks.py   # the dev claims' and answers' evidence
 """
 
 from __future__ import annotations
@@ -21,17 +21,25 @@ from judge.pipeline.checks import default_checks
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
-def passages(path: Path) -> list[str]:
+def passages(paths: list[Path]) -> list[str]:
     seen: dict[str, None] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        for passage in json.loads(line)["evidence"]:
-            seen.setdefault(passage["text"] if isinstance(passage, dict) else passage)
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            for passage in json.loads(line)["evidence"]:
+                seen.setdefault(passage["text"] if isinstance(passage, dict) else passage)
     return list(seen)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("../shared/data/dev/dev_claims.jsonl"))
+    dev = Path("../shared/data/dev")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        nargs="+",
+        default=[dev / "dev_claims.jsonl", dev / "dev_answers.jsonl"],
+        help="labelled records whose evidence is read (default: the dev claims and answers)",
+    )
     parser.add_argument("--show", type=int, default=5)
     args = parser.parse_args()
     checks = default_checks()

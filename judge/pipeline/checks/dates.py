@@ -28,9 +28,7 @@ class DateCheck:
         if not mentions:
             return None
         context = _evidence(normalise(evidence))
-        absent = [
-            m.text for m in mentions if not context.holds(m) and not _a_count(m, evidence)
-        ]
+        absent = [m.text for m in mentions if not context.holds(m) and not _a_count(m, evidence)]
         if absent:
             return missing(self.name, Label.DATE_MISMATCH, "Dates", absent)
         return passed(self.name, "Every date of the claim was")

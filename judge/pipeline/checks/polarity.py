@@ -168,7 +168,8 @@ class PolarityCheck:
         negation_said_elsewhere = restated.negated and not clause.negated
         if flip is not None and negation_said_elsewhere and _negation_restated(text, evidence):
             flip = None  # "..., but would not say where": another clause says it so
-        if flip is None and restated.quantifier in {"all", "none"} and _EXCEPTION.search(sentence):
+        absolute = restated.quantifier in {"all", "none"} and not _EXCEPTION.search(text)
+        if flip is None and absolute and _EXCEPTION.search(sentence):
             # "never refunded" against "non-refundable, except when damaged": not a flip, but
             # an absolute the evidence does not grant.
             return CheckOutcome(

@@ -80,9 +80,7 @@ def _bound(before: str, after: str) -> Bound | None:
 _HEIGHT = re.compile(r"\w+-(?:foot|feet)-\w+", re.IGNORECASE)
 # Between the two ends of a range. After "to" the second may repeat the currency ("$50 to
 # $100 million"); after "and" a repeated one more often starts another amount.
-_RANGE_JOIN = re.compile(
-    r"^\s*(?:(?:-|to|through)\s*(?:[$€£¥]\s*)?|(?:and|or)\s*)$", re.IGNORECASE
-)
+_RANGE_JOIN = re.compile(r"^\s*(?:(?:-|to|through)\s*(?:[$€£¥]\s*)?|(?:and|or)\s*)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

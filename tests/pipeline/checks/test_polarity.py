@@ -83,8 +83,8 @@ def test_a_confident_flip_is_contradicted(claim: str, evidence: str) -> None:
         ),
         # The claim's negation is in another clause, which the evidence negates too.
         (
-            "Police said that Enke left a suicide note, but would not say where the note was found.",
-            "Police said that Enke left a suicide note, but would not say where the note was found.",
+            "Police said Enke left a suicide note, but would not say where the note was found.",
+            "Police said Enke left a suicide note, but would not say where the note was found.",
         ),
     ],
 )
@@ -95,8 +95,8 @@ def test_same_polarity_passes(claim: str, evidence: str) -> None:
 
 def test_a_negated_clause_the_evidence_states_plainly_is_still_flagged() -> None:
     outcome = CHECK(
-        "Police said that Enke left a suicide note, but would not say where the note was found.",
-        "Police said that Enke left a suicide note and said where the note was found.",
+        "Police said Enke left a suicide note, but would not say where the note was found.",
+        "Police said Enke left a suicide note and said where the note was found.",
     )
     assert outcome is not None and outcome.status is not CheckStatus.PASSED
 

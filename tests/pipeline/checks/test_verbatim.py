@@ -12,7 +12,7 @@ CHECKS = default_checks()
 
 PASSAGES = [
     # A quotation is one sentence to the splitter; its negated first sentence is not Robert's.
-    '"This can and must not be true. Robert was such a great bloke. I don\'t know how she '
+    "\"This can and must not be true. Robert was such a great bloke. I don't know how she "
     'copes," said a neighbour.',
     # The claim's negation is in its second clause, which the evidence negates too.
     "Police said on Wednesday that Enke left behind a suicide note, but would not say where the "
@@ -24,6 +24,9 @@ PASSAGES = [
     "Older individuals (aged &#8805;60 years) are the most susceptible. The Irish&rsquo;s first "
     "win came in 2019.",
     "It was founded in '98, and sales halved in the 1800s; a fifth of them were lost.",
+    # The claim's own exception limits its "all" as the evidence's does.
+    "Other than the wallets, the exchange had ledgers that kept track of all funds owed to "
+    "customers. It closed in May.",
 ]
 
 
