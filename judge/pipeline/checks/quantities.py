@@ -431,6 +431,8 @@ def _join_ranges(text: str, found: list[Quantity]) -> list[Quantity]:
             continue
         if not _RANGE_JOIN.match(text[left.end : right.start]) or left.spelled != right.spelled:
             continue
+        if left.unit is not None and right.unit is not None and left.unit != right.unit:
+            continue  # "rose 3% to $2.1 billion": two quantities, no range
         if left.unit is None and right.unit is not None:
             left = replace(left, unit=right.unit)
         if right.unit is None and left.unit is not None:
