@@ -138,11 +138,11 @@ def _read(kind: str, match: re.Match[str], text: str) -> Iterator[DateMention]:
         yield from _numeric(span, int(groups["a"]), int(groups["b"]), year)
     elif kind in {"day_range", "month_day_range"}:
         for day in (int(groups["day"]), int(groups["day2"])):
-            if _valid(year, month, day):
+            if _named_day(month, day):
                 yield span(year=year, month=month, day=day)
     elif kind in {"day_month", "month_day", "day_word_month"}:
         day = DAY_WORDS[groups["dayw"].casefold()] if groups.get("dayw") else int(groups["day"])
-        if _valid(year, month, day) and not _is_may_verb(groups, year):
+        if _named_day(month, day) and not _is_may_verb(groups, year):
             yield span(year=year, month=month, day=day, weekday=weekday)
     elif kind == "short_year":
         short = int(groups["short_year"])
@@ -203,6 +203,12 @@ def _year_range(
         return  # "2019-20" is a range, "1990-12" is not one
     yield span(year=year)
     yield span(year=end)
+
+
+def _named_day(month: int | None, day: int) -> bool:
+    """A day written with its month's name is a date even when the calendar has no such day:
+    "31 November" is a date no evidence bears out, not a number to ignore."""
+    return month is not None and 1 <= day <= 31
 
 
 def _valid(year: int | None, month: int | None, day: int) -> bool:

@@ -34,6 +34,13 @@ class DateCheck:
         return passed(self.name, "Every date of the claim was")
 
 
+def _weekday(year: int, month: int, day: int) -> int | None:
+    try:
+        return dt.date(year, month, day).weekday()
+    except ValueError:
+        return None  # "31 November": no weekday
+
+
 def _a_count(mention: DateMention, evidence: str) -> bool:
     """Whether a bare four-digit "year" of the claim is a number the evidence writes as one:
     "1730 samples" for the evidence's "1,730 samples" is no date."""
@@ -60,9 +67,10 @@ class _Evidence:
         self.years = years
         self.weekdays = {m.weekday for m in mentions if m.weekday is not None}
         self.weekdays.update(
-            dt.date(m.year, m.month, m.day).weekday()
+            weekday
             for m in mentions
             if m.year is not None and m.month is not None and m.day is not None
+            if (weekday := _weekday(m.year, m.month, m.day)) is not None
         )
 
     def holds(self, claim: DateMention) -> bool:

@@ -269,7 +269,7 @@ def _flip(claim: _Clause, evidence: _Clause, claim_text: str, evidence_text: str
     # "all" against "some" is the hedge check's business; "none" against either is a flip.
     if None not in quantifiers and "none" in quantifiers and len(quantifiers) == 2:
         return f"the claim says {claim.quantifier!r}, the evidence {evidence.quantifier!r}"
-    if claim.negated != evidence.negated and not (claim.quantifier or evidence.quantifier):
+    if claim.negated != evidence.negated and claim.quantifier == evidence.quantifier:
         negated, plain = (claim, evidence) if claim.negated else (evidence, claim)
         if not _negation_governs(negated.text, negated.words & plain.words):
             return None
@@ -323,9 +323,26 @@ def _negation_governs(text: str, shared: AbstractSet[str]) -> bool:
     parts = [_clause(part) for part in _CONJUNCT.split(text) if part.strip()]
     if len(parts) < 2:
         return True
+    # The word a negation is said of decides: both sides state "composed" in "is not 100%
+    # composed of" against "is 100% composed of", however much more they share; the other side
+    # never states "expire".
+    heads = {head for part in parts if part.negated for head in _negated_heads(part.text)}
+    if heads:
+        return bool(heads & shared)
     under = sum(len(part.words & shared) for part in parts if part.negated)
     free = sum(len(part.words & shared) for part in parts if not part.negated)
     return under >= free
+
+
+def _negated_heads(text: str) -> set[str]:
+    """The stem of the first content word after each negation of ``text``."""
+    plain = _NOT_NEGATION.sub(" ", text)
+    heads = set()
+    for negation in _NEGATION.finditer(plain):
+        head = next((w for w in _words(plain[negation.end() :]) if _is_content(w)), None)
+        if head is not None:
+            heads.add(_stem(head))
+    return heads
 
 
 def _first_unused(
@@ -364,12 +381,7 @@ def _clause(text: str) -> _Clause:
     prefixed: set[str] = set()
     readings: set[frozenset[str]] = set()
     for word in _words(plain):
-        if (
-            word in _FUNCTION_WORDS
-            or _NEGATION.fullmatch(word)
-            or _QUANTIFIER_WORD.fullmatch(word)
-            or len(word) < 3
-        ):
+        if not _is_content(word):
             continue
         bare = _NEGATING_PREFIX.sub("", word)
         reading = {_stem(word)}
@@ -387,6 +399,15 @@ def _clause(text: str) -> _Clause:
     )  # fmt: skip
     return _Clause(text, frozenset(words), frozenset(prefixed), bool(_NEGATION.search(plain)),
                    quantifier, frozenset(readings))  # fmt: skip
+
+
+def _is_content(word: str) -> bool:
+    return not (
+        word in _FUNCTION_WORDS
+        or _NEGATION.fullmatch(word)
+        or _QUANTIFIER_WORD.fullmatch(word)
+        or len(word) < 3
+    )
 
 
 def _stem(word: str) -> str:

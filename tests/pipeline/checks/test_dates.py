@@ -55,6 +55,9 @@ def test_same_date_written_differently_passes(claim: str, evidence: str) -> None
         ("The vote is planned for June.", "The vote is planned for July.", "for June"),
         ("Revenue rose in FY2022.", "Revenue rose in fiscal year 2021.", "FY2022"),
         ("Revenue rose in FY24.", "Revenue rose in FY2023.", "FY24"),
+        # A day the calendar does not have is a date no evidence bears out.
+        ("He leaves on 31 November.", "He leaves on 31 October.", "31 November"),
+        ("It was held on April 31, 2018.", "It was held on April 30, 2018.", "April 31, 2018"),
         (
             "The study ran on April 19-29, 2020.",
             "Sampling ran from April 19 to 28, 2020.",

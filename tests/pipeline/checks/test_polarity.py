@@ -76,6 +76,11 @@ def test_a_confident_flip_is_contradicted(claim: str, evidence: str) -> None:
         # Converses are not listed: the same event with the parties swapped.
         ("The club sold the player to Leeds.", "Leeds bought the player from the club."),
         ("Spain lost to Italy in the final.", "Italy won against Spain in the final."),
+        # The negation is said of "expire", which the claim does not state.
+        (
+            "Store credit can be used in any store.",
+            "Store credit does not expire and can be used in any store.",
+        ),
         # A quotation is one sentence to the splitter; its negated sentence is not the claim's.
         (
             "Robert was such a great bloke, she said.",
@@ -91,6 +96,28 @@ def test_a_confident_flip_is_contradicted(claim: str, evidence: str) -> None:
 def test_same_polarity_passes(claim: str, evidence: str) -> None:
     outcome = CHECK(claim, evidence)
     assert outcome is None or outcome.status is CheckStatus.PASSED, outcome
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # The negation is said of a word both sides state, however much else they share.
+        (
+            "The group is not 100% composed of volunteers and interested parties, and has "
+            "expanded into many related projects for saving digital history.",
+            "The group is 100% composed of volunteers and interested parties, and has "
+            "expanded into many related projects for saving digital history.",
+        ),
+        # The same quantifier on both sides leaves the negation to decide.
+        (
+            "Byrne, Colman, Jones and Taylor were not all killed in the crash.",
+            "Byrne, Colman, Jones and Taylor were all killed in the crash.",
+        ),
+    ],
+)
+def test_a_negation_in_a_long_or_quantified_sentence_is_found(claim: str, evidence: str) -> None:
+    outcome = CHECK(claim, evidence)
+    assert outcome is not None and outcome.status is not CheckStatus.PASSED, outcome
 
 
 def test_a_negated_clause_the_evidence_states_plainly_is_still_flagged() -> None:
