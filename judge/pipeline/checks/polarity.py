@@ -319,7 +319,8 @@ _CONJUNCT = re.compile(r",?\s+\b(?:and|or)\b\s+", re.IGNORECASE)
 def _negation_governs(text: str, shared: AbstractSet[str]) -> bool:
     """Whether the negation of a clause bears on what the two sides share: in "store credit
     does not expire and can be used in any store", the "not" belongs to "expire", and a claim
-    that store credit can be used in any store restates the other conjunct."""
+    that store credit can be used in any store restates the other conjunct. The word after the
+    negation decides when there is one; else the conjuncts' shared words are counted."""
     parts = [_clause(part) for part in _CONJUNCT.split(text) if part.strip()]
     if len(parts) < 2:
         return True
