@@ -60,7 +60,8 @@ _QUANTIFIER_WORD = re.compile(
     rf"{_UNIVERSAL.pattern}|{_NONE.pattern}|{_SOME.pattern}", re.IGNORECASE
 )
 _CLAUSE_BREAK = re.compile(
-    r"[;:()]|,\s+(?=(?:but|except|whereas|while|although|though|unless|yet|not|rather)\b)"
+    # A colon, but not a URL's ("https://...").
+    r"[;()]|:(?!//)|,\s+(?=(?:but|except|whereas|while|although|though|unless|yet|not|rather)\b)"
     r"|\b(?:but|except|whereas|although|though|unless)\b"
     # A sentence end inside a quotation, which the sentence splitter keeps whole: in '"This
     # must not be true. Robert was a great bloke."' the "not" is not said of Robert.

@@ -108,6 +108,11 @@ def test_same_polarity_passes(claim: str, evidence: str) -> None:
             "The group is 100% composed of volunteers and interested parties, and has "
             "expanded into many related projects for saving digital history.",
         ),
+        # A URL's colon ends no clause.
+        (
+            "The source code can not be found at https://example.org/archive/bot.",
+            "The source code can be found at https://example.org/archive/bot.",
+        ),
         # The same quantifier on both sides leaves the negation to decide.
         (
             "Byrne, Colman, Jones and Taylor were not all killed in the crash.",
