@@ -16,6 +16,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from judge.text.normalise import CHARACTER_REFERENCE
+
 # Elements that hide, strike out, replace, reorder ("bdo" shows "03" as "30"), recolour
 # ("font") or run their content.
 _HIDING_ELEMENTS = frozenset(
@@ -45,7 +47,7 @@ _FINDERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("strikethrough", re.compile(r"~~[^~\n]+?~~|(?<!~)~(?=[^\s~])[^~\n]*?[^\s~]~(?!~)")),
     # Combining overlays draw a stroke through the letter before them: "n̶o̶t̶" reads struck out.
     ("struck-through characters", re.compile(r"(?:\w[\u0334-\u0338\u20d2\u20d3\u20e5\u20e6]+)+")),
-    ("a character reference", re.compile(r"&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")),
+    ("a character reference", CHARACTER_REFERENCE),
     ("image alt text", re.compile(r"!\[[^\]\n]*\][(\[]")),
     # A link definition is never shown; one with a title, or the comment idioms that point at
     # "#" or "<>", carries text. A bare reference list ("[1]: https://...") does not.
