@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from judge.state import default_state_dir
+from judge.state import cache_directory, default_state_dir
 from judge.text import strict_json
 
 
@@ -209,15 +209,20 @@ class Settings(BaseSettings):
 
     @property
     def cache_dir(self) -> Path:
-        return self.state_dir / "cache"
+        return cache_directory(self.state_dir)
+
+
+def config_path(config_file: Path | None = None) -> Path | None:
+    """The settings file a run reads: the one named, else ``JUDGE_CONFIG``, else none."""
+    return config_file or (
+        Path(os.environ["JUDGE_CONFIG"]) if "JUDGE_CONFIG" in os.environ else None
+    )
 
 
 def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
     """Build settings: defaults < config file < environment < explicit overrides (CLI flags)."""
     file_values: dict[str, Any] = {}
-    path = config_file or (
-        Path(os.environ["JUDGE_CONFIG"]) if "JUDGE_CONFIG" in os.environ else None
-    )
+    path = config_path(config_file)
     if path is not None:
         file_values = _read_config_file(path)
         _refuse_unknown(file_values, f"config file {path}")

@@ -24,6 +24,11 @@ def default_state_dir() -> Path:
     return Path(base) / "grounding-judge"
 
 
+def cache_directory(state_dir: Path) -> Path:
+    """Where the verdict cache (and the output ``judge verify`` keeps) lives in a state dir."""
+    return state_dir / "cache"
+
+
 def private_dir(path: Path, *, tighten: bool = True) -> Path:
     """Create ``path`` and its missing parents owner-only; with ``tighten``, make ``path``
     owner-only also when it already existed (parents that existed are left as they are).

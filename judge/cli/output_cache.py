@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from judge.judges.cache_store import DATABASE, open_store, value_digest
-from judge.state import default_state_dir, private_dir, private_files
+from judge.state import cache_directory, default_state_dir, private_dir, private_files
 
 if TYPE_CHECKING:
     import diskcache
@@ -58,7 +58,7 @@ TABLE_SECONDS = " s"  # the footer's "... judge calls 0  0.00 s"
 
 def store_directory() -> Path:
     """Where the outputs are kept: the verdict cache's own store, so clearing it clears both."""
-    return default_state_dir() / "cache"
+    return cache_directory(default_state_dir())
 
 
 def run_key(argv: Sequence[str], out: TextIO) -> str:

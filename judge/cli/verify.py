@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import io
 import logging
-import os
 import sys
 import time
 from collections.abc import Mapping
@@ -17,10 +16,11 @@ from judge.cli import output_cache
 from judge.cli.app import EXIT_INPUT_ERROR, EXIT_NOT_PASSED, EXIT_PASS, EXIT_VERIFIER_ERROR
 from judge.cli.common import add_judge_options, settings_from_args
 from judge.cli.progress import claims_progress, wanted
-from judge.config import Settings
+from judge.config import Settings, config_path
 from judge.errors import AuditError
 from judge.judges.cache import served_from_cache
 from judge.judges.cache_store import recording
+from judge.pipeline.entail.thresholds import calibration_path
 from judge.pipeline.inputs import load_request
 from judge.reports.terminal import render_table
 from judge.schemas import Action, Label, VerifyRequest, VerifyResponse
@@ -169,12 +169,8 @@ def _keep_output(
 
 def _inputs(args: argparse.Namespace, settings: Settings) -> list[Path]:
     """The files a run reads besides the code: request, config and calibration."""
-    paths = [Path(args.request)]
-    config = args.config or os.environ.get("JUDGE_CONFIG")
-    if config:
-        paths.append(Path(config))
-    paths.append(settings.calibration_file or settings.state_dir / "calibration.json")
-    return paths
+    config = config_path(args.config)
+    return [Path(args.request), *([config] if config else []), calibration_path(settings)]
 
 
 def _replayed(response: VerifyResponse) -> VerifyResponse:

@@ -29,14 +29,17 @@ class Thresholds:
     t_answer: float | None = None
 
 
+def calibration_path(settings: Settings) -> Path:
+    """The calibration file a run reads: the one named, else the state directory's own (read
+    only when it exists)."""
+    return Path(settings.calibration_file or settings.state_dir / "calibration.json")
+
+
 def active_thresholds(settings: Settings) -> Thresholds:
-    path = settings.calibration_file
-    if path is None:
-        default = settings.state_dir / "calibration.json"
-        path = default if default.is_file() else None
-    if path is None:
+    path = calibration_path(settings)
+    if settings.calibration_file is None and not path.is_file():
         return Thresholds(settings.t_entail, settings.t_contra, t_answer=settings.t_answer)
-    return load_calibration(Path(path))
+    return load_calibration(path)
 
 
 def load_calibration(path: Path) -> Thresholds:
