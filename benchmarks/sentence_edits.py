@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from judge.eval.records import load_records
 from judge.pipeline.checks import default_checks
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -102,12 +103,9 @@ CHANGING: list[Callable[[str, random.Random], Edit | None]] = [
 
 
 def passages(paths: list[Path]) -> list[str]:
-    seen: dict[str, None] = {}
-    for path in paths:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            for passage in json.loads(line)["evidence"]:
-                seen.setdefault(passage["text"] if isinstance(passage, dict) else passage)
-    return list(seen)
+    """Every distinct evidence passage of the labelled records, in order."""
+    texts = (p.text for path in paths for record in load_records(path) for p in record.evidence)
+    return list(dict.fromkeys(texts))
 
 
 def main() -> None:
