@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +24,7 @@ from tests.support.fake_judge import (
     rule_based_judge,
     run_fake_openai_server,
 )
+from tests.support.fresh_process import verify_in_fresh_process
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -271,36 +271,13 @@ def test_a_request_read_from_a_pipe_is_not_kept(
     assert _outputs(isolated_state) == {}
 
 
-_CLI_RUN = """
-import json, sys
-from judge.cli.app import main
-code = main(["verify", "--json", sys.argv[1]])
-loaded = sorted(m for m in ("pydantic", "judge.pipeline.runner", "openai") if m in sys.modules)
-print(json.dumps({"code": code, "loaded": loaded}), file=sys.stderr)
-"""
-
-
-def test_a_replay_loads_neither_pydantic_nor_the_pipeline(
-    request_file: Path, tmp_path: Path
-) -> None:
+def test_a_replay_loads_neither_pydantic_nor_the_pipeline(request_file: Path) -> None:
     fake = FakeJudgeServer()
+    watched = ("pydantic", "judge.pipeline.runner", "openai")
     with run_fake_openai_server(fake.handler) as base_url:
         env = {**os.environ, "JUDGE_BASE_URL": base_url, "JUDGE_MODEL": FAKE_MODEL}
-
-        def run() -> dict[str, Any]:
-            done = subprocess.run(
-                [sys.executable, "-c", _CLI_RUN, str(request_file)],
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
-            )
-            report: dict[str, Any] = json.loads(done.stderr.strip().splitlines()[-1])
-            return report
-
-        first = run()
-        second = run()
-    assert first["code"] == second["code"] == 0
-    assert "judge.pipeline.runner" in first["loaded"]
-    assert second["loaded"] == []
+        first = verify_in_fresh_process(request_file, env, watched)
+        second = verify_in_fresh_process(request_file, env, watched)
+    assert first.code == second.code == 0
+    assert "judge.pipeline.runner" in first.loaded
+    assert second.loaded == []

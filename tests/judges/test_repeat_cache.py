@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,7 @@ from tests.support.fake_judge import (
     rule_based_judge,
     run_fake_openai_server,
 )
+from tests.support.fresh_process import verify_in_fresh_process
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 LEDGER = "sha256:" + "c" * 64
@@ -136,20 +135,11 @@ async def test_a_request_served_from_the_cache_builds_no_client(tmp_path: Path) 
     await again.aclose()
 
 
-# Runs the CLI in a fresh interpreter and reports which parts of the HTTP stack it loaded.
-_CLI_RUN = """
-import json, sys
-from judge.cli.app import main
-code = main(["verify", "--json", sys.argv[1]])
-loaded = sorted(m for m in ("openai", "instructor") if m in sys.modules)
-print(json.dumps({"code": code, "loaded": loaded}), file=sys.stderr)
-"""
-
-
 def test_a_repeat_from_a_fresh_process_never_loads_the_http_stack(tmp_path: Path) -> None:
     request = tmp_path / "request.json"
     request.write_text(json.dumps(_request()), encoding="utf-8")
     fake = FakeJudgeServer(_script)
+    watched = ("openai", "instructor")
     with run_fake_openai_server(fake.handler) as base_url:
         env = {
             **os.environ,
@@ -158,29 +148,17 @@ def test_a_repeat_from_a_fresh_process_never_loads_the_http_stack(tmp_path: Path
             "JUDGE_STATE_DIR": str(tmp_path / "state"),
             "JUDGE_CHECK_CONCLUSION": "always",
         }
-
-        def run() -> tuple[dict[str, Any], dict[str, Any]]:
-            done = subprocess.run(
-                [sys.executable, "-c", _CLI_RUN, str(request)],
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
-            )
-            report = json.loads(done.stderr.strip().splitlines()[-1])
-            return report, json.loads(done.stdout)
-
-        first, first_response = run()
+        first = verify_in_fresh_process(request, env, watched)
         asked = len(fake.requests)
-        # Another concurrency: the same verdicts, but not the output `judge verify` keeps for
-        # an identical command (tests/cli/test_output_cache.py), so the pipeline runs.
+        # The repeat goes through the pipeline and its verdict cache, not the output `judge
+        # verify` keeps (tests/cli/test_output_cache.py): none is kept when the model is looked
+        # up, and another concurrency is another command besides.
         env["JUDGE_CONCURRENCY"] = "3"
-        second, second_response = run()
-    assert first == {"code": 0, "loaded": ["instructor", "openai"]}
+        second = verify_in_fresh_process(request, env, watched)
+    assert (first.code, first.loaded) == (0, ["instructor", "openai"])
     assert asked >= 3  # each claim and the conclusion
-    assert second == {"code": 0, "loaded": []}
+    assert (second.code, second.loaded) == (0, [])
     assert len(fake.requests) == asked
-    assert [v["label"] for v in second_response["verdicts"]] == [
-        v["label"] for v in first_response["verdicts"]
+    assert [v["label"] for v in second.response["verdicts"]] == [
+        v["label"] for v in first.response["verdicts"]
     ]
