@@ -18,6 +18,9 @@ and then checks what the run read as it ran, stored with the output:
 - every verdict-cache entry the output was built from, by content, so that an entry changed,
   evicted or cleared sends the request through the pipeline again.
 
+A run that asked the judge also asks it again: the pipeline checks that the judge answers before
+it runs, and a replay does the same, so a judge that is down still stops the command.
+
 When all of it matches, the stored output is printed with a new request id and this run's
 time, and no judge, server or pipeline module is loaded. Anything that is absent, unreadable
 or different is a miss: the pipeline runs as if this cache did not exist, failing closed as it
@@ -48,7 +51,7 @@ if TYPE_CHECKING:
 
 Style = Literal["json", "table"]  # how the output shows the run's time
 
-_FORMAT = 1
+_FORMAT = 2  # 2: the judge endpoints a replay asks again
 _PREFIX = "output:"
 # Set by the shell, not by the user: they differ between two runs of the same command.
 _VOLATILE = frozenset({"_", "OLDPWD", "PWD", "SHLVL"})
@@ -126,6 +129,8 @@ class StoredOutput:
     exit_code: int
     files: Mapping[str, str | None]  # absolute path -> file_digest
     verdicts: Mapping[str, str | None]  # verdict-cache key -> value_digest
+    endpoints: list[str]  # the judge's base URLs the run checked; none with --no-judge
+    probe_timeout_s: float
 
     def render(self, request_id: str, seconds: float) -> str:
         shown = repr(round(seconds, 4)) if self.seconds_style == "json" else f"{seconds:.2f}"
@@ -154,6 +159,12 @@ class StoredOutput:
         if entry.exit_code not in (0, 1) or not entry.request_id:
             return None
         if not isinstance(entry.files, dict) or not isinstance(entry.verdicts, dict):
+            return None
+        if not isinstance(entry.endpoints, list) or not all(
+            isinstance(u, str) for u in entry.endpoints
+        ):
+            return None
+        if not isinstance(entry.probe_timeout_s, (int, float)) or entry.probe_timeout_s <= 0:
             return None
         return entry
 
@@ -208,7 +219,39 @@ def _current(key: str) -> StoredOutput | None:
     for path, digest in entry.files.items():
         if file_digest(Path(path)) != digest:
             return None
+    if entry.endpoints and not any(_answers(u, entry.probe_timeout_s) for u in entry.endpoints):
+        return None  # the pipeline would stop at its preflight: let it say why
     return entry
+
+
+def _answers(base_url: str, timeout: float) -> bool:
+    """Whether the judge at ``base_url`` answers, as the pipeline's preflight asks it
+    (judge/cli/preflight.py): it connects, and does not refuse with 401 or 403. A slow answer
+    counts; no credentials are sent, so a server that wants them is left to the pipeline."""
+    import http.client
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(f"{base_url.rstrip('/')}/models")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return False
+    connection_type = (
+        http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    )
+    connection = connection_type(parts.hostname, parts.port, timeout=timeout)
+    try:
+        connection.connect()
+    except OSError:
+        return False
+    try:
+        connection.request("GET", parts.path)
+        status = connection.getresponse().status
+    except TimeoutError:
+        return True  # connected, and busy
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        connection.close()
+    return status not in (401, 403)
 
 
 def _verdicts_unchanged(store: diskcache.Cache, verdicts: Mapping[str, str | None]) -> bool:

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     request = load_request(args.request)
     started = time.perf_counter()
     with recording() as seen:
-        response = asyncio.run(_verify(request, settings, args))
+        response, base_url = asyncio.run(_verify(request, settings, args))
     if args.audit or settings.audit_cli:
         # Written before anything is shown, as the service does: a result someone saw has a
         # record. A log that cannot be written withholds the result, as a verifier error.
@@ -76,21 +76,23 @@ def run(args: argparse.Namespace) -> int:
 
         write_report(args.html, request, response)
     code = exit_code(response)
-    _keep_output(args, settings, response, code, seen)
+    _keep_output(args, settings, response, code, seen, base_url)
     return code
 
 
 async def _verify(
     request: VerifyRequest, settings: Settings, args: argparse.Namespace
-) -> VerifyResponse:
+) -> tuple[VerifyResponse, str | None]:
+    """The response, and the judge's base URL(s) when the run checked the judge answers."""
     from judge.pipeline.runner import verify
 
+    base_url = None
     if not args.no_judge:
         from judge.cli.preflight import resolve_reachable
 
-        await resolve_reachable(settings)
+        base_url = await resolve_reachable(settings)
     with claims_progress(wanted(args.progress)):
-        return await verify(request, settings, use_judge=not args.no_judge)
+        return await verify(request, settings, use_judge=not args.no_judge), base_url
 
 
 def _record(
@@ -121,6 +123,7 @@ def _keep_output(
     response: VerifyResponse,
     code: int,
     seen: Mapping[str, str | None],
+    base_url: str | None,
 ) -> None:
     """Keep what this run printed for an identical run to replay (see output_cache)."""
     key: str | None = getattr(args, "output_key", None)
@@ -160,6 +163,9 @@ def _keep_output(
         exit_code=code,
         files=files,
         verdicts=dict(seen),
+        # The pipeline asks the judge to answer before each run; a replay asks the same.
+        endpoints=[u.strip() for u in (base_url or "").split(",") if u.strip()],
+        probe_timeout_s=settings.connect_timeout_s,
     )
     try:
         output_cache.save(key, entry)

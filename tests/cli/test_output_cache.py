@@ -117,6 +117,28 @@ def test_a_repeat_has_its_own_request_id_and_time(
     assert all(v["judge"]["cached"] for v in replayed["verdicts"] if v["judge"])
 
 
+def test_a_judge_that_is_down_stops_a_repeat_as_it_stops_the_pipeline(
+    request_file: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = FakeJudgeServer()
+    monkeypatch.setenv("JUDGE_MODEL", FAKE_MODEL)
+    with run_fake_openai_server(fake.handler) as base_url:
+        monkeypatch.setenv("JUDGE_BASE_URL", base_url)
+        assert _verify(capsys, "--json", str(request_file))[0] == 0
+        assert _verify(capsys, "--json", str(request_file))[0] == 0  # replayed
+    code = main(["verify", "--json", str(request_file)])
+    assert code == 3  # "cannot reach the judge", the preflight's answer: no pass
+    assert "cannot reach the judge" in capsys.readouterr().err
+
+
+def test_a_repeat_without_the_judge_needs_no_judge(
+    request_file: Path, capsys: pytest.CaptureFixture[str], isolated_state: Path
+) -> None:
+    first = _verify(capsys, "--json", "--no-judge", str(request_file))
+    assert first[0] == 1 and len(_outputs(isolated_state)) == 1
+    assert _verify(capsys, "--json", "--no-judge", str(request_file))[0] == 1
+
+
 def test_a_changed_request_is_judged(
     fake: FakeJudgeServer, request_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
