@@ -9,6 +9,7 @@ verifier that rejects every odd-looking number does not score.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import partial
 
@@ -112,6 +113,30 @@ def _scaled(text: str, factor: int) -> str | None:
     return None
 
 
+# Durations and amounts as the number and its unit, for rewrites that glue a short unit or a
+# currency code to the number ("30 days" -> "30d", "$15" -> "USD15").
+_DURATION = re.compile(r"\b\d+ (?:day|week|hour|month|year)s?\b", re.IGNORECASE)
+_DOLLARS = re.compile(r"(?<![\w.,])\$\d+(?:\.\d+)?(?![\d,]|\.\d)")
+_SHORT_UNITS = {"day": "d", "week": "wk", "hour": "h", "month": "mo", "year": "yr"}
+
+
+def _durations(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _DURATION.finditer(text)]
+
+
+def _dollars(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _DOLLARS.finditer(text)]
+
+
+def _glued_unit(duration: str) -> str:
+    number, unit = duration.split(" ", 1)
+    return number + _SHORT_UNITS[unit.lower().rstrip("s")]
+
+
+def _glued_code(amount: str) -> str:
+    return "USD" + amount.removeprefix("$")
+
+
 Build = Callable[[Seed], Variant | None]
 
 
@@ -211,6 +236,36 @@ ATTACKS: tuple[Attack, ...] = (
         "fullwidth_identifier",
         "a wrong identifier in full-width characters",
         _identifier(tx.fullwidth),
+    ),
+    Attack(
+        FAMILY,
+        "glued_unit",
+        "a wrong duration with a short unit glued on (30 days as 31d)",
+        _number(_glued_unit, spans=_durations),
+    ),
+    Attack(
+        FAMILY,
+        "glued_currency_code",
+        "a wrong amount with its currency code glued on ($15 as USD16)",
+        _number(_glued_code, spans=_dollars),
+    ),
+    Attack(
+        FAMILY,
+        "dash_glued_identifier",
+        "a wrong identifier glued to the text after it by an em dash",
+        _identifier(lambda value: value + "\u2014"),
+    ),
+    Attack(
+        FAMILY,
+        "hash_identifier",
+        "a wrong identifier behind a hash sign",
+        _identifier(lambda value: "#" + value),
+    ),
+    Attack(
+        FAMILY,
+        "control_glued_unit",
+        "control: the right duration with a short unit glued on",
+        _control(_durations, _glued_unit),
     ),
     Attack(
         FAMILY,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from judge.pipeline.checks.arithmetic import ArithmeticCheck
+from judge.pipeline.checks.clock_times import TimeCheck
 from judge.pipeline.checks.dates import DateCheck
 from judge.pipeline.checks.hedges import HedgeCheck
 from judge.pipeline.checks.identifiers import IdentifierCheck
@@ -26,6 +27,7 @@ __all__ = [
     "NumberPlacementCheck",
     "PolarityCheck",
     "QuoteCheck",
+    "TimeCheck",
     "default_checks",
     "detect_citation_stuffing",
     "over_cap",
@@ -35,18 +37,19 @@ __all__ = [
 def default_checks() -> list[Check]:
     """The checks in pipeline order; the first that does not pass decides the claim's label.
 
-    Exact string matches come first (they cannot misread), then dates before numbers (a date's
-    digits are not a count), then the review of values written with look-alike or hidden
-    characters and of markup that hides text (after the value checks, so a wrong value is
-    reported as wrong), then the
-    computed-number review, then whether each number sits where the evidence sentence the
-    claim restates puts it, the word-level hedge check, the least certain, and last the
-    polarity check, which reads negation against that sentence too.
+    Exact string matches come first (they cannot misread), then dates and times of day before
+    numbers (their digits are not a count), then the review of values written with look-alike
+    or hidden characters and of markup that hides text (after the value checks, so a wrong
+    value is reported as wrong), then the computed-number review, then whether each number
+    sits where the evidence sentence the claim restates puts it, the word-level hedge check,
+    the least certain, and last the polarity check, which reads negation against that
+    sentence too.
     """
     return [
         QuoteCheck(),
         IdentifierCheck(),
         DateCheck(),
+        TimeCheck(),
         NumberCheck(),
         LookalikeCheck(),
         MarkupCheck(),

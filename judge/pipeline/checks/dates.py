@@ -2,7 +2,7 @@
 
 The same date written differently passes ("3 March 2024" = "2024-03-03"). A claim may be less
 precise than the evidence ("March 2024" for 3 March 2024) but not more precise. A date whose day
-and month order is ambiguous ("03/04/2024") is not checked.
+and month order is ambiguous ("03/04/2024") passes when the evidence holds either reading.
 """
 
 from __future__ import annotations
@@ -24,11 +24,21 @@ class DateCheck:
     name: str = "dates"
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
-        mentions = [m for m in find_dates(normalise(claim)) if m.checkable]
+        mentions = find_dates(normalise(claim))
         if not mentions:
             return None
+        # Each date must hold; of the readings of one ambiguous date ("03/04/2024", which
+        # share its span), one must. The two ends of a range are two dates.
+        required: dict[tuple[int, int, int], list[DateMention]] = {}
+        for index, mention in enumerate(mentions):
+            key = (mention.start, mention.end, -1 if not mention.checkable else index)
+            required.setdefault(key, []).append(mention)
         context = _evidence(normalise(evidence))
-        absent = [m.text for m in mentions if not context.holds(m) and not _a_count(m, evidence)]
+        absent = [
+            options[0].text
+            for options in required.values()
+            if not any(context.holds(m) or _a_count(m, evidence) for m in options)
+        ]
         if absent:
             return missing(self.name, Label.DATE_MISMATCH, "Dates", absent)
         return passed(self.name, "Every date of the claim was")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from judge.pipeline.checks.outcome import missing, passed
 from judge.pipeline.checks.text import normalise
+from judge.pipeline.checks.units import CURRENCY_CODES
 from judge.schemas import CheckOutcome, Label
 
 # Upper-case prefix and at least three digits: ORD-88213, INC-2041, CVE-2024-3094, MH370. Not
@@ -25,8 +26,10 @@ _TICKET = r"#\d{3,}"
 # Model and product names: capitals then one or two digits, an optional lower-case suffix
 # ("X2", "GPT-4o", "A7"). Not quarters, halves or fiscal years ("Q3", "H1", "FY24").
 _MODEL = r"(?!(?:Q[1-4]|H[12]|FY\d{2})(?![\w-]))[A-Z]{1,10}-?\d{1,2}[a-z]{0,2}"
+# An amount with its currency code glued on ("USD250") is money: the number check reads it.
+_NOT_MONEY = rf"(?!{CURRENCY_CODES}\d)"
 _IDENTIFIER = re.compile(
-    rf"(?<![\w.#-])(?:(?P<version>{_VERSION})|(?P<hex>{_HEX})|(?P<code>{_PREFIXED}|{_SKU})"
+    rf"(?<![\w.#-]){_NOT_MONEY}(?:(?P<version>{_VERSION})|(?P<hex>{_HEX})|(?P<code>{_PREFIXED}|{_SKU})"
     rf"|(?P<ticket>{_TICKET})|(?P<model>{_MODEL}))(?![\w-]|\.\d)"
 )
 _HEX_TOKEN = re.compile(r"(?<![\w])(?:0x)?([0-9a-fA-F]{7,64})(?![\w])")
@@ -42,10 +45,32 @@ class Identifier:
     end: int
 
 
+# Characters that glue a code to the text around it without being part of it: a trailing
+# hyphen or underscore ("ORD-88213-", "Z9-Z9-"), a hyphen joining it to a lower-case word
+# ("ORD-88213-shipped", "order-ORD-88213", often an em dash the normaliser made a hyphen), a
+# hash before its letters or a version ("#ORD-88213", "#4.2.1") and a short lower-case ending
+# ("ORD-88213x"). Each is blanked in a copy of the text, so the code is read with its offsets
+# unchanged; without this the code would not be read at all, and a changed digit would pass
+# unseen.
+_GLUE = re.compile(
+    r"(?<=[A-Za-z0-9])[-_]+(?![A-Za-z0-9])"
+    r"|(?<=[A-Z0-9])-(?=[a-z]{2})"
+    r"|(?<=[a-z]{2})-(?=[A-Z0-9])"
+    r"|(?<![\w#])#(?=[A-Za-z]|\d+\.\d)"
+)
+_LOWER_ENDING = re.compile(r"(?<=[A-Z]{2})([-_#]?\d{3,})([a-z]{1,3})(?![\w-])")
+
+
+def _unglued(text: str) -> str:
+    """``text`` with the glue around codes blanked, character for character."""
+    text = _GLUE.sub(lambda match: " " * len(match.group(0)), text)
+    return _LOWER_ENDING.sub(lambda match: match.group(1) + " " * len(match.group(2)), text)
+
+
 def find_identifiers(text: str) -> list[Identifier]:
     """The identifiers in ``text`` (already normalised)."""
     found = []
-    for match in _IDENTIFIER.finditer(text):
+    for match in _IDENTIFIER.finditer(_unglued(text)):
         kind = match.lastgroup or "code"
         raw = match.group(0)
         if kind == "version" and (

@@ -3,11 +3,11 @@
 Numbers compare as quantities, not strings: thousands separators, currency symbols and codes,
 "per cent", scale words ("1.5 million", "$1.5M"), number words ("thirty", "a dozen", "one in
 five"), ordinals and Unicode digits are normalised first, and a claim number may be a rounding
-of an evidence number (see ``matching``). Not read here: dates and years (the date check), codes
-(the identifier check), number words used as words ("one of", "the first", "second half"),
-digits inside names ("COVID-19", "3D"), clock times, citation markers and list enumerators. A
-number the claim computes from evidence numbers (a unit conversion, or a total the claim
-announces) is left to the arithmetic check.
+of an evidence number (see ``matching``). Not read here: dates and years (the date check), times
+of day (the time check), codes (the identifier check), number words used as words ("one of",
+"the first", "second half"), digits inside names ("COVID-19", "3D"), citation markers and list
+enumerators. A number the claim computes from evidence numbers (a unit conversion, or a total
+the claim announces) is left to the arithmetic check.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from judge.pipeline.checks.clock_times import find_times
 from judge.pipeline.checks.date_mentions import find_dates
 from judge.pipeline.checks.derivation import arithmetic_cue, by_arithmetic, by_conversion
 from judge.pipeline.checks.identifiers import find_identifiers
@@ -35,6 +36,7 @@ _NOT_STATED = re.compile(
 def claim_quantities(text: str) -> list[Quantity]:
     """The numbers of a normalised claim that the number check is responsible for."""
     spans = [(d.start, d.end) for d in find_dates(text)]
+    spans += [(t.start, t.end) for t in find_times(text)]
     spans += [(i.start, i.end) for i in find_identifiers(text)]
     spans += [m.span() for m in _NOT_STATED.finditer(text)]
     return [q for q in masked(find_quantities(text), spans) if q.checkable]

@@ -14,7 +14,7 @@ from judge.pipeline.checks import numerals, units
 # The digits of one number. Thousands groups with "," or spaces ("12 000"), or with dots when
 # there are at least two groups ("1.500.000"); a single dot group ("1.500") stays a decimal point.
 _CORE = re.compile(
-    r"(?<![\w.,:/^])(?:"
+    rf"(?:(?<![\w.,:/^])|{units.GLUED_CODE_BEFORE})(?:"
     r"(?P<commas>\d{1,3}(?:,\d{3})+(?:\.\d+)?)"
     r"|(?P<dots>\d{1,3}(?:\.\d{3}){2,}(?:,\d+)?|\d{1,3}(?:\.\d{3})+,\d{1,2})"
     r"|(?P<spaces>\d{1,3}(?: \d{3})+)"

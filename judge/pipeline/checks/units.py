@@ -35,6 +35,10 @@ _CURRENCY_SYMBOLS = {
     "₽": "rouble", "r$": "real", "rs": "rupee", "rs.": "rupee",
 }  # fmt: skip
 _CURRENCY_CODES_BEFORE = ("usd", "eur", "gbp", "jpy", "cny", "inr", "dkk", "sek", "nok", "chf")
+# Prices and tables glue the code to the amount ("USD25"); a look-behind lets the number
+# reader start there, where a letter before the digits otherwise makes them part of a name.
+CURRENCY_CODES = "(?:" + "|".join(code.upper() for code in _CURRENCY_CODES_BEFORE) + ")"
+GLUED_CODE_BEFORE = rf"(?<=(?<![A-Za-z]){CURRENCY_CODES})"
 
 CURRENCY_BEFORE = re.compile(
     r"(?:(?:us|a|au|c|ca|nz|hk|s)?\$|r\$|[€£¥₹₩₽]|\brs\.?|\b(?:"
@@ -55,9 +59,10 @@ SCALES = {
 SCALE_WORD = re.compile(r"^\s?(thousand|million|billion|trillion)\b", re.IGNORECASE)
 SCALE_SUFFIX = re.compile(r"^(k|mn|mln|m|bn|bln|b|tn|trn)\b", re.IGNORECASE)
 
+# "7pc" is British press style for 7 per cent, read only glued to the number.
 PERCENT_AFTER = re.compile(
-    r"^\s?(?:(?P<pp>percentage[\s-]points?|per\s?cent(?:age)?[\s-]points?|pp|ppt|p\.p\.)"
-    r"|(?P<pct>%|per\s?cent\b|pct\b))",
+    r"^(?:\s?(?:(?P<pp>percentage[\s-]points?|per\s?cent(?:age)?[\s-]points?|pp|ppt|p\.p\.)"
+    r"|(?P<pct>%|per\s?cent\b|pct\b))|pc\b)",
     re.IGNORECASE,
 )
 
@@ -85,7 +90,8 @@ _SPELLING = {
     "seconds": "second", "sec": "second", "secs": "second",
     "minutes": "minute", "min": "minute", "mins": "minute",
     "hours": "hour", "hr": "hour", "hrs": "hour", "h": "hour",
-    "days": "day", "weeks": "week", "fortnights": "fortnight", "months": "month",
+    "days": "day", "d": "day", "dys": "day", "weeks": "week", "wk": "week", "wks": "week",
+    "mo": "month", "mos": "month", "fortnights": "fortnight", "months": "month",
     "years": "year", "yr": "year", "yrs": "year", "decades": "decade", "centuries": "century",
     "millimetre": "mm", "millimetres": "mm", "millimeter": "mm", "millimeters": "mm",
     "centimetre": "cm", "centimetres": "cm", "centimeter": "cm", "centimeters": "cm",
@@ -104,7 +110,9 @@ _SPELLING = {
     "fahrenheit": "°f", "degrees fahrenheit": "°f", "° f": "°f",
 }  # fmt: skip
 # Symbols that are also ordinary words or letters count only when glued to the number.
-_GLUED_ONLY = frozenset({"in", "h", "l", "g", "mi"})
+_GLUED_ONLY = frozenset({"in", "h", "l", "g", "mi", "d", "mo", "mos"})
+# Read in lower case only: "3D" and "2D" are dimensions, "60d" is sixty days.
+_LOWER_CASE_ONLY = frozenset({"d"})
 MEASURE_AFTER = re.compile(
     r"^(?P<sep>\s?-?\s?)(?P<unit>"
     + "|".join(re.escape(u) for u in sorted({*_MEASURES, *_SPELLING}, key=len, reverse=True))
@@ -130,6 +138,8 @@ def measure_unit(raw: str, glued: bool) -> str | None:
     """The unit key of a measure word after a number, or None where the word is too ambiguous."""
     spelled = " ".join(raw.casefold().split())
     if spelled in _GLUED_ONLY and not glued:
+        return None
+    if spelled in _LOWER_CASE_ONLY and not raw.islower():
         return None
     key = _SPELLING.get(spelled, spelled)
     if key not in _MEASURES:

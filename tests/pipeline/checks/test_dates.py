@@ -77,7 +77,6 @@ def test_date_absent_from_evidence_fails(claim: str, evidence: str, missing: str
 @pytest.mark.parametrize(
     "claim",
     [
-        "It launched on 03/04/2024.",  # day and month order unknown
         "They may 3 times a week.",
         "The dose is 1200 mg.",
         "No dates at all here.",
@@ -92,6 +91,33 @@ def test_ambiguous_numeric_date_in_evidence_allows_both_readings() -> None:
         outcome = check(claim, "Opened 03/04/2024.")
         assert outcome is not None
         assert outcome.status is CheckStatus.PASSED
+
+
+@pytest.mark.parametrize("claim", ["It opened on 03/04/2024.", "It opened on 04.03.2024."])
+def test_an_ambiguous_claim_date_passes_when_either_reading_holds(claim: str) -> None:
+    for evidence in ("It opened on 4 March 2024.", "It opened on 3 April 2024."):
+        outcome = check(claim, evidence)
+        assert outcome is not None and outcome.status is CheckStatus.PASSED, evidence
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # Neither 4 May nor 5 April is the 3rd of May: unread before, so the change passed.
+        ("It shipped on 4/5/2024.", "It shipped on 3 May 2024."),
+        ("It shipped on 3-5-2025.", "It shipped on 3 May 2024."),
+        ("It launched on 03/04/2024.", "Evidence from 2024."),  # more precise than the evidence
+    ],
+)
+def test_an_ambiguous_claim_date_fails_when_no_reading_holds(claim: str, evidence: str) -> None:
+    outcome = check(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is CheckStatus.FAILED and outcome.label is Label.DATE_MISMATCH
+
+
+def test_both_ends_of_a_claim_range_must_hold() -> None:
+    outcome = check("He was chairman (1955-74).", "He was chairman from 1955 to 1975.")
+    assert outcome is not None and outcome.status is CheckStatus.FAILED
 
 
 @pytest.mark.parametrize(

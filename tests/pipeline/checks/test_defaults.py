@@ -9,6 +9,7 @@ from judge.pipeline.checks import (
     NumberPlacementCheck,
     PolarityCheck,
     QuoteCheck,
+    TimeCheck,
     default_checks,
 )
 from judge.protocols import Check
@@ -22,6 +23,7 @@ def test_default_checks_satisfy_the_protocol_in_pipeline_order() -> None:
         QuoteCheck,
         IdentifierCheck,
         DateCheck,
+        TimeCheck,
         NumberCheck,
         LookalikeCheck,
         MarkupCheck,
@@ -41,6 +43,7 @@ def test_each_check_labels_its_own_failure() -> None:
         "lookalikes": ("It had 1З units.", Label.NEEDS_REVIEW),
         "markup": ("We ship <del>not</del> fast.", Label.NEEDS_REVIEW),
         "dates": ("It was ordered on 4 May 2024.", Label.DATE_MISMATCH),
+        "times": ("It was ordered at 10am.", Label.DATE_MISMATCH),
         "numbers": ("It had 21 units.", Label.NUMBER_MISMATCH),
         "arithmetic": ("In total 24 units came.", Label.NEEDS_REVIEW),
         "hedges": ("It always ships 12 units.", Label.HEDGE_ADDED),

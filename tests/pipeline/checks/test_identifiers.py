@@ -89,3 +89,35 @@ def test_a_model_name_is_a_mismatch_only_beside_another_version_of_it() -> None:
     # Never named in any version: the judge weighs "COVID-19" against "COVID", not this check.
     unnamed = check("COVID-19 is dangerous in pregnancy.", "COVID is dangerous in pregnancy.")
     assert unnamed is not None and unnamed.status is CheckStatus.PASSED
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Order ORD-88214- was shipped.",  # a trailing hyphen
+        "Order ORD-88214-shipped.",  # joined to a word, as a normalised em dash does
+        "Order ORD-88214\u2014shipped.",
+        "Shipped: order-ORD-88214.",
+        "Order #ORD-88214 was shipped.",
+        "Order ORD-88214x was shipped.",  # a short lower-case ending
+        "Codes Z9-Z9-Z9-.",
+    ],
+)
+def test_a_code_glued_to_the_text_around_it_is_still_read(claim: str) -> None:
+    outcome = check(claim, "Your order ORD-88213 and code Z9-Z9-Z8 shipped.")
+    assert outcome is not None
+    assert outcome.status is CheckStatus.FAILED, claim
+    assert outcome.label is Label.IDENTIFIER_MISMATCH
+
+
+@pytest.mark.parametrize(
+    "claim",
+    ["Order ORD-88213- was shipped.", "Order ORD-88213-shipped.", "Order #ORD-88213 shipped."],
+)
+def test_the_glue_does_not_make_a_code_differ(claim: str) -> None:
+    outcome = check(claim, "Your order ORD-88213 shipped.")
+    assert outcome is not None and outcome.status is CheckStatus.PASSED
+
+
+def test_an_amount_with_its_currency_code_glued_on_is_money_not_a_code() -> None:
+    assert find_identifiers(normalise("The fee is USD250.")) == []

@@ -14,6 +14,9 @@ check = NumberCheck()
     ("claim", "evidence"),
     [
         ("The deal was worth $1.5M.", "The deal was worth 1,500,000 dollars."),
+        ("Refunds take 30d.", "Refunds take 30 days."),
+        ("Prices rose 5pc.", "Prices rose 5 per cent."),
+        ("The fee is USD15.", "The fee is $15."),
         ("Returns are accepted within 30 days.", "Returns are accepted within thirty days."),
         ("It fell to −5 degrees.", "It fell to -5 degrees."),
         ("The pack holds １２ bottles.", "The pack holds 12 bottles."),
@@ -108,6 +111,13 @@ def test_same_number_in_another_format_passes(claim: str, evidence: str) -> None
         ("Up to 500 jobs will go.", "At least 500 jobs will go.", "500"),
         ("At least 500 jobs will go.", "More than 400 jobs will go.", "500"),
         ("More than 20 people were hurt.", "5 firefighters and 95 people were there.", "20"),
+        # Units and currency codes glued to the number: read, where they were names before.
+        ("Refunds take 60d.", "Refunds take 30 days.", "60d"),
+        ("Refunds take 6wks.", "Refunds take 4 weeks.", "6wks"),
+        ("It lasted 3mo.", "It lasted 2 months.", "3mo"),
+        ("Prices rose 7pc.", "Prices rose 5 per cent.", "7pc"),
+        ("The fee is USD25.", "The fee is $15.", "25"),
+        ("The fee is EUR25.", "The fee is 15 euros.", "25"),
     ],
 )
 def test_number_absent_from_evidence_fails(claim: str, evidence: str, missing: str) -> None:
