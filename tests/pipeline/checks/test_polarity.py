@@ -193,6 +193,11 @@ def test_the_refund_examples_shipping_claim_is_contradicted() -> None:
         ("The firm reported a loss.", "The firm reported a profit.", "loss", "profit"),
         ("Unemployment is at its highest level.", "Unemployment is at its lowest level.",
          "highest", "lowest"),
+        ("A receipt is unnecessary.", "A receipt is required.", "unnecessary", "required"),
+        ("The feature is disabled by default.", "The feature is enabled by default.", "disabled",
+         "enabled"),
+        ("The store is offline only.", "The store is online only.", "offline", "online"),
+        ("He was acquitted of fraud.", "He was convicted of fraud.", "acquitted", "convicted"),
     ],
 )  # fmt: skip
 def test_an_opposite_word_in_the_restated_sentence_is_contradicted(
