@@ -9,7 +9,6 @@ verifier that rejects every odd-looking number does not score.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from functools import partial
 
@@ -113,24 +112,19 @@ def _scaled(text: str, factor: int) -> str | None:
     return None
 
 
-# Durations and amounts as the number and its unit, for rewrites that glue a short unit or a
-# currency code to the number ("30 days" -> "30d", "$15" -> "USD15").
-_DURATION = re.compile(r"\b\d+ (?:day|week|hour|month|year)s?\b", re.IGNORECASE)
-_DOLLARS = re.compile(r"(?<![\w.,])\$\d+(?:\.\d+)?(?![\d,]|\.\d)")
-_SHORT_UNITS = {"day": "d", "week": "wk", "hour": "h", "month": "mo", "year": "yr"}
-
-
-def _durations(text: str) -> list[tuple[int, int]]:
-    return [m.span() for m in _DURATION.finditer(text)]
+# Short units glued to a number, for rewrites such as "30 days" -> "30d".
+_SHORT_UNITS = {"day": "d", "week": "wk", "hour": "h", "minute": "min", "second": "sec",
+                "month": "mo", "year": "yr"}  # fmt: skip
 
 
 def _dollars(text: str) -> list[tuple[int, int]]:
-    return [m.span() for m in _DOLLARS.finditer(text)]
+    """Spans of the dollar amounts of ``text``, sign and number ("$15")."""
+    return [(s - 1, e) for s, e in tx.numbers_in(text) if text[s - 1 : s] == "$"]
 
 
 def _glued_unit(duration: str) -> str:
     number, unit = duration.split(" ", 1)
-    return number + _SHORT_UNITS[unit.lower().rstrip("s")]
+    return number + _SHORT_UNITS[unit.lower().removesuffix("s")]
 
 
 def _glued_code(amount: str) -> str:
@@ -241,7 +235,7 @@ ATTACKS: tuple[Attack, ...] = (
         FAMILY,
         "glued_unit",
         "a wrong duration with a short unit glued on (30 days as 31d)",
-        _number(_glued_unit, spans=_durations),
+        _number(_glued_unit, spans=tx.durations_in),
     ),
     Attack(
         FAMILY,
@@ -265,7 +259,7 @@ ATTACKS: tuple[Attack, ...] = (
         FAMILY,
         "control_glued_unit",
         "control: the right duration with a short unit glued on",
-        _control(_durations, _glued_unit),
+        _control(tx.durations_in, _glued_unit),
     ),
     Attack(
         FAMILY,

@@ -258,6 +258,11 @@ def _durations(sentence: str) -> list[re.Match[str]]:
     return [m for m in _UNIT.finditer(sentence) if not _RANGE_BEFORE.search(sentence[: m.start()])]
 
 
+def durations_in(text: str) -> list[tuple[int, int]]:
+    """Spans of the durations of ``text`` that stand alone, number and unit ("30 days")."""
+    return [m.span() for m in _durations(text)]
+
+
 def convert_unit_wrongly(sentence: str) -> str | None:
     """A duration rewritten in a larger unit, wrongly: "14 days" -> "one month",
     "45 days" -> "seven weeks", "24 hours" -> "two days"."""

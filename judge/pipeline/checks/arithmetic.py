@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from judge.pipeline.checks.derivation import arithmetic_cue, by_conversion
 from judge.pipeline.checks.matching import found_in
-from judge.pipeline.checks.numbers import claim_quantities, evidence_quantities
+from judge.pipeline.checks.numbers import claim_quantities
 from judge.pipeline.checks.outcome import missing, passed
+from judge.pipeline.checks.quantities import evidence_quantities
 from judge.pipeline.checks.text import normalise
 from judge.schemas import CheckOutcome, CheckStatus, Label
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from judge.pipeline.checks.outcome import missing, passed
-from judge.pipeline.checks.quantities import find_quantities
+from judge.pipeline.checks.quantities import evidence_quantities
 from judge.pipeline.checks.text import normalise
 from judge.schemas import CheckOutcome, Label
 
@@ -90,19 +90,24 @@ def _read(match: re.Match[str]) -> ClockTime:
             readings.add((hour % 12 + 12) * 60 + minute)
             readings.add((hour % 12) * 60 + minute)
         return ClockTime(text, start, end, frozenset(readings), hour % 12 or 12)
-    hour = int(groups["h"]) if groups.get("h") else _HOUR_WORDS.index(groups["hw"].casefold()) + 1
+    hour = _hour(groups.get("h"), groups.get("hw"))
     half = (groups.get("half") or "").casefold()
     part = (groups.get("part") or "").casefold()
+    if not (half or groups.get("m") or part):
+        return ClockTime(text, start, end, frozenset(), hour)  # "seven o'clock": the hour only
+    morning, evening = (hour % 12) * 60 + minute, (hour % 12 + 12) * 60 + minute
     if half.startswith("p") or any(word in part for word in _EVENING):
-        readings = {(hour % 12 + 12) * 60 + minute}
+        readings = {evening}
     elif half.startswith("a") or "morning" in part:
-        readings = {(hour % 12) * 60 + minute}
+        readings = {morning}
     else:
-        readings = {(hour % 12) * 60 + minute, (hour % 12 + 12) * 60 + minute}
-    if not groups.get("half") and not groups.get("m") and not part:
-        # "seven o'clock": the hour only.
-        return ClockTime(text, start, end, frozenset(), hour)
+        readings = {morning, evening}
     return ClockTime(text, start, end, frozenset(readings), hour)
+
+
+def _hour(digits: str | None, word: str | None) -> int:
+    """The hour on the dial, written in digits or as a word."""
+    return int(digits) if digits else _HOUR_WORDS.index(str(word).casefold()) + 1
 
 
 @dataclass(frozen=True)
@@ -112,18 +117,18 @@ class _Evidence:
 
 
 @lru_cache(maxsize=16)
-def _evidence(text: str) -> _Evidence:
+def _evidence(evidence: str) -> _Evidence:
+    """The times of a cited evidence text, found once per text, not once per claim."""
+    text = normalise(evidence)
     times = find_times(text)
     minutes = frozenset(m for t in times for m in t.minutes)
     dial = {t.dial_hour for t in times if not t.minutes}
-    for bare in _BARE_HOUR.finditer(text):
-        digits, word = bare.group("h"), bare.group("hw")
-        dial.add(int(digits) if digits else _HOUR_WORDS.index(word.casefold()) + 1)
+    dial.update(_hour(bare.group("h"), bare.group("hw")) for bare in _BARE_HOUR.finditer(text))
     # A plain number of the dial counts too ("Let's make it 7."), as it did for the number
     # check before times were read apart: not a measure, a count of things, an ordinal.
     dial.update(
         int(q.value)
-        for q in find_quantities(text)
+        for q in evidence_quantities(evidence)
         if q.checkable
         and q.unit is None
         and not (q.counts or q.ordinal or q.scale)
@@ -153,7 +158,7 @@ class TimeCheck:
         times = find_times(normalise(claim))
         if not times:
             return None
-        context = _evidence(normalise(evidence))
+        context = _evidence(evidence)
         absent = [t.text for t in times if not _holds(t, context)]
         if absent:
             return missing(

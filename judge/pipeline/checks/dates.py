@@ -11,8 +11,8 @@ import datetime as dt
 from functools import lru_cache
 
 from judge.pipeline.checks.date_mentions import DateMention, evidence_years, find_dates
-from judge.pipeline.checks.numbers import evidence_quantities
 from judge.pipeline.checks.outcome import missing, passed
+from judge.pipeline.checks.quantities import evidence_quantities
 from judge.pipeline.checks.text import normalise
 from judge.schemas import CheckOutcome, Label
 
@@ -24,24 +24,34 @@ class DateCheck:
     name: str = "dates"
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
-        mentions = find_dates(normalise(claim))
-        if not mentions:
+        dates = _stated_dates(find_dates(normalise(claim)))
+        if not dates:
             return None
-        # Each date must hold; of the readings of one ambiguous date ("03/04/2024", which
-        # share its span), one must. The two ends of a range are two dates.
-        required: dict[tuple[int, int, int], list[DateMention]] = {}
-        for index, mention in enumerate(mentions):
-            key = (mention.start, mention.end, -1 if not mention.checkable else index)
-            required.setdefault(key, []).append(mention)
         context = _evidence(normalise(evidence))
         absent = [
-            options[0].text
-            for options in required.values()
-            if not any(context.holds(m) or _a_count(m, evidence) for m in options)
+            readings[0].text
+            for readings in dates
+            if not any(context.holds(m) or _a_count(m, evidence) for m in readings)
         ]
         if absent:
             return missing(self.name, Label.DATE_MISMATCH, "Dates", absent)
         return passed(self.name, "Every date of the claim was")
+
+
+def _stated_dates(mentions: list[DateMention]) -> list[list[DateMention]]:
+    """Each date the claim states, as the readings it allows, in reading order: one for most,
+    two for an ambiguous one ("03/04/2024", whose readings share its span). The two ends of a
+    range are two dates, each of which must hold."""
+    ambiguous: dict[tuple[int, int], list[DateMention]] = {}
+    dates: list[list[DateMention]] = []
+    for mention in mentions:
+        if mention.checkable:
+            dates.append([mention])
+        elif (mention.start, mention.end) in ambiguous:
+            ambiguous[mention.start, mention.end].append(mention)
+        else:
+            dates.append(ambiguous.setdefault((mention.start, mention.end), [mention]))
+    return dates
 
 
 def _weekday(year: int, month: int, day: int) -> int | None:

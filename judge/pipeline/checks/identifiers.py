@@ -29,8 +29,8 @@ _MODEL = r"(?!(?:Q[1-4]|H[12]|FY\d{2})(?![\w-]))[A-Z]{1,10}-?\d{1,2}[a-z]{0,2}"
 # An amount with its currency code glued on ("USD250") is money: the number check reads it.
 _NOT_MONEY = rf"(?!{CURRENCY_CODES}\d)"
 _IDENTIFIER = re.compile(
-    rf"(?<![\w.#-]){_NOT_MONEY}(?:(?P<version>{_VERSION})|(?P<hex>{_HEX})|(?P<code>{_PREFIXED}|{_SKU})"
-    rf"|(?P<ticket>{_TICKET})|(?P<model>{_MODEL}))(?![\w-]|\.\d)"
+    rf"(?<![\w.#-]){_NOT_MONEY}(?:(?P<version>{_VERSION})|(?P<hex>{_HEX})"
+    rf"|(?P<code>{_PREFIXED}|{_SKU})|(?P<ticket>{_TICKET})|(?P<model>{_MODEL}))(?![\w-]|\.\d)"
 )
 _HEX_TOKEN = re.compile(r"(?<![\w])(?:0x)?([0-9a-fA-F]{7,64})(?![\w])")
 _LOOKS_LIKE_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")

@@ -17,8 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from judge.pipeline.checks.numbers import evidence_quantities
-from judge.pipeline.checks.quantities import Quantity, counted_noun
+from judge.pipeline.checks.quantities import Quantity, counted_noun, evidence_quantities
 from judge.pipeline.checks.text import normalise
 from judge.pipeline.claims.sentences import content_words, word_form
 

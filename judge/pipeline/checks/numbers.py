@@ -13,7 +13,6 @@ the claim announces) is left to the arithmetic check.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from judge.pipeline.checks.clock_times import find_times
 from judge.pipeline.checks.date_mentions import find_dates
@@ -22,7 +21,12 @@ from judge.pipeline.checks.identifiers import find_identifiers
 from judge.pipeline.checks.kinds import kind_conflict
 from judge.pipeline.checks.matching import found_in
 from judge.pipeline.checks.outcome import missing, passed
-from judge.pipeline.checks.quantities import Quantity, find_quantities, masked
+from judge.pipeline.checks.quantities import (
+    Quantity,
+    evidence_quantities,
+    find_quantities,
+    masked,
+)
 from judge.pipeline.checks.text import normalise
 from judge.schemas import CheckOutcome, Label
 
@@ -40,13 +44,6 @@ def claim_quantities(text: str) -> list[Quantity]:
     spans += [(i.start, i.end) for i in find_identifiers(text)]
     spans += [m.span() for m in _NOT_STATED.finditer(text)]
     return [q for q in masked(find_quantities(text), spans) if q.checkable]
-
-
-@lru_cache(maxsize=16)
-def evidence_quantities(evidence: str) -> list[Quantity]:
-    """The quantities of a cited evidence text, parsed once per text, not once per claim.
-    Callers must not change the list."""
-    return find_quantities(normalise(evidence))
 
 
 class NumberCheck:

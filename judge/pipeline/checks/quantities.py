@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from enum import Enum
+from functools import lru_cache
 
 from judge.pipeline.checks import numerals, units
+from judge.pipeline.checks.text import normalise
 
 # The digits of one number. Thousands groups with "," or spaces ("12 000"), or with dots when
 # there are at least two groups ("1.500.000"); a single dot group ("1.500") stays a decimal point.
@@ -115,6 +117,13 @@ def find_quantities(text: str) -> list[Quantity]:
     words = [q for q in _word_quantities(text) if not taken.overlaps(q.start, q.end)]
     found = sorted(digits + words, key=lambda q: q.start)
     return _join_ratios(text, _join_money(text, _join_ranges(text, found)))
+
+
+@lru_cache(maxsize=16)
+def evidence_quantities(evidence: str) -> list[Quantity]:
+    """The quantities of a cited evidence text, parsed once per text, not once per claim (and
+    once for every check that reads them). Callers must not change the list."""
+    return find_quantities(normalise(evidence))
 
 
 @dataclass(frozen=True)
