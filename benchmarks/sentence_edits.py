@@ -3,11 +3,11 @@
 Each sentence of the development evidence is edited once per rule and checked against the
 passage it came from. Rewrites that keep the meaning (lower case, a leading "According to the
 source,", "%" written "per cent", curly quotes, no final stop) must pass: each flag is a false
-flag. Edits that change it (a number, year or month moved on by one, a "not" after the first
-auxiliary verb) should be caught; an edit whose new value the passage states elsewhere is left
-out, as no check can tell it from a true claim. Prints, per rule, the sentences edited, the
-share flagged and the check that flagged them, and up to ``--show`` sentences missed or
-flagged wrongly.
+flag. Edits that change it (a number, year or month moved on by one, a name replaced by one
+the passage does not write, a "not" after the first auxiliary verb) should be caught; an edit
+whose new value the passage states elsewhere is left out, as no check can tell it from a true
+claim. Prints, per rule, the sentences edited, the share flagged and the check that flagged
+them, and up to ``--show`` sentences missed or flagged wrongly.
 
     python benchmarks/sentence_edits.py   # the dev claims' and answers' evidence
 """
@@ -24,11 +24,15 @@ from pathlib import Path
 
 from judge.eval.records import load_records
 from judge.pipeline.checks import default_checks
+from judge.pipeline.checks.name_mentions import name_runs
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 # "May" is left out: it is also a verb.
 _MONTHS = ["January", "February", "March", "April", "June", "July", "August", "September"]
 _MONTHS += ["October", "November", "December"]
+# Names of places, firms and people of every kind, for a name the passage does not write.
+_OUTSIDE_NAMES = ["Oxford", "Geneva", "Pfizer", "Kowalski", "Toronto", "Nigeria", "Microsoft"]
+_OUTSIDE_NAMES += ["Alvarez", "Berlin", "Siemens", "Okafor", "Lisbon"]
 _AUXILIARY = re.compile(r"\b(is|was|are|were|has|have|had|will|can|did|does)\b(?! not\b)")
 
 Edit = tuple[str, str | None]  # the edited sentence, and the new value (None: a negation)
@@ -86,6 +90,17 @@ def next_month(sentence: str, pick: random.Random) -> Edit | None:
     return sentence[: match.start()] + new + sentence[match.end() :], new
 
 
+def other_name(sentence: str, pick: random.Random) -> Edit | None:
+    runs = [run for run in name_runs(sentence) if not run.words[0].isupper()]
+    if not runs:
+        return None
+    run = pick.choice(runs)
+    word = pick.choice([w for w in run.words if w[:1].isupper()])
+    start = sentence.index(word, run.start)
+    new = pick.choice(_OUTSIDE_NAMES)
+    return sentence[:start] + new + sentence[start + len(word) :], new
+
+
 def negated(sentence: str, _pick: random.Random) -> Edit | None:
     match = _AUXILIARY.search(sentence)
     if match is None:
@@ -98,6 +113,7 @@ CHANGING: list[Callable[[str, random.Random], Edit | None]] = [
     next_number,
     next_year,
     next_month,
+    other_name,
     negated,
 ]
 
@@ -122,6 +138,8 @@ def main() -> None:
     args = parser.parse_args()
     checks = default_checks()
     pick = random.Random(args.seed)
+    # Rules added later draw from their own stream, so the others edit as they did before.
+    own = {"other_name": random.Random(args.seed + 1)}
     edited: collections.Counter[str] = collections.Counter()
     flagged: collections.Counter[str] = collections.Counter()
     by_check: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
@@ -133,7 +151,10 @@ def main() -> None:
             rules: list[tuple[str, bool, Edit | None]] = [
                 (rule.__name__, True, rule(sentence)) for rule in KEEPING
             ]
-            rules += [(rule.__name__, False, rule(sentence, pick)) for rule in CHANGING]
+            rules += [
+                (rule.__name__, False, rule(sentence, own.get(rule.__name__, pick)))
+                for rule in CHANGING
+            ]
             for name, keeps, edit in rules:
                 if edit is None or edit[0] == sentence:
                     continue

@@ -19,6 +19,7 @@ class Label(StrEnum):
     DATE_MISMATCH = "date_mismatch"
     IDENTIFIER_MISMATCH = "identifier_mismatch"
     QUOTE_MISMATCH = "quote_mismatch"
+    NAME_MISMATCH = "name_mismatch"  # the evidence names another where the claim's name stands
     HEDGE_ADDED = "hedge_added"  # a hedge or quantifier the evidence does not carry
     NEEDS_REVIEW = "needs_review"  # arithmetic or conversions a person must check
     UNVERIFIED = "unverified"  # passed the exact checks, no judge consulted
@@ -37,6 +38,7 @@ FAILING_LABELS = frozenset(
         Label.DATE_MISMATCH,
         Label.IDENTIFIER_MISMATCH,
         Label.QUOTE_MISMATCH,
+        Label.NAME_MISMATCH,
         Label.HEDGE_ADDED,
         Label.NEEDS_REVIEW,
         Label.UNVERIFIED,

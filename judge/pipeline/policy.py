@@ -44,6 +44,7 @@ BLOCKING_LABELS = frozenset(
         Label.DATE_MISMATCH,
         Label.IDENTIFIER_MISMATCH,
         Label.QUOTE_MISMATCH,
+        Label.NAME_MISMATCH,
         Label.BAD_CITATION,
         Label.NEEDS_REVIEW,
         Label.UNVERIFIED,

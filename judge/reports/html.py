@@ -58,6 +58,7 @@ LABEL_MARKERS: dict[Label, Marker] = {
     Label.DATE_MISMATCH: Marker("!", "date mismatch", "mismatch"),
     Label.IDENTIFIER_MISMATCH: Marker("!", "identifier mismatch", "mismatch"),
     Label.QUOTE_MISMATCH: Marker("!", "quote mismatch", "mismatch"),
+    Label.NAME_MISMATCH: Marker("!", "name mismatch", "mismatch"),
     Label.HEDGE_ADDED: Marker("!", "hedge added", "mismatch"),
     Label.NEEDS_REVIEW: Marker("?", "needs review", "review"),
     Label.UNVERIFIED: Marker("?", "unverified", "review"),

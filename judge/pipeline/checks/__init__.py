@@ -9,6 +9,7 @@ from judge.pipeline.checks.hedges import HedgeCheck
 from judge.pipeline.checks.identifiers import IdentifierCheck
 from judge.pipeline.checks.lookalikes import LookalikeCheck
 from judge.pipeline.checks.markup import MarkupCheck
+from judge.pipeline.checks.names import NameCheck
 from judge.pipeline.checks.numbers import NumberCheck
 from judge.pipeline.checks.placement import NumberPlacementCheck
 from judge.pipeline.checks.polarity import PolarityCheck
@@ -23,6 +24,7 @@ __all__ = [
     "IdentifierCheck",
     "LookalikeCheck",
     "MarkupCheck",
+    "NameCheck",
     "NumberCheck",
     "NumberPlacementCheck",
     "PolarityCheck",
@@ -41,9 +43,9 @@ def default_checks() -> list[Check]:
     numbers (their digits are not a count), then the review of values written with look-alike
     or hidden characters and of markup that hides text (after the value checks, so a wrong
     value is reported as wrong), then the computed-number review, then whether each number
-    sits where the evidence sentence the claim restates puts it, the word-level hedge check,
-    the least certain, and last the polarity check, which reads negation against that
-    sentence too.
+    sits where the evidence sentence the claim restates puts it and whether a name does, the
+    word-level hedge check, the least certain, and last the polarity check, which reads
+    negation against that sentence too.
     """
     return [
         QuoteCheck(),
@@ -55,6 +57,7 @@ def default_checks() -> list[Check]:
         MarkupCheck(),
         ArithmeticCheck(),
         NumberPlacementCheck(),
+        NameCheck(),
         HedgeCheck(),
         PolarityCheck(),
     ]

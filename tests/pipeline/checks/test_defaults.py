@@ -5,6 +5,7 @@ from judge.pipeline.checks import (
     IdentifierCheck,
     LookalikeCheck,
     MarkupCheck,
+    NameCheck,
     NumberCheck,
     NumberPlacementCheck,
     PolarityCheck,
@@ -29,6 +30,7 @@ def test_default_checks_satisfy_the_protocol_in_pipeline_order() -> None:
         MarkupCheck,
         ArithmeticCheck,
         NumberPlacementCheck,
+        NameCheck,
         HedgeCheck,
         PolarityCheck,
     ]
@@ -52,6 +54,11 @@ def test_each_check_labels_its_own_failure() -> None:
     # A number moved between two facts needs two facts with numbers.
     own_evidence = {"number_placement": "Unopened items ship in 30 days. Opened ones in 14 days."}
     failing["number_placement"] = ("Unopened items ship in 14 days.", Label.NUMBER_MISMATCH)
+    own_evidence["names"] = "Refunds take 14 days, said Ann Smith of Halvard Shipping."
+    failing["names"] = (
+        "Refunds take 14 days, said Ann Smith of Nordvik Shipping.",
+        Label.NAME_MISMATCH,
+    )
     for check in default_checks():
         claim, label = failing[check.name]
         outcome = check(claim, own_evidence.get(check.name, evidence))

@@ -1,0 +1,188 @@
+"""The name check: a claim must not put another name where its evidence sentence has one.
+
+A 1.5B judge reads "neural gain in EOG-SSVEP power" as "neural gain in EEG-SSVEP power" and
+"the Illinois Coalition Against Sexual Assault" as the evidence's "... Against Domestic
+Violence". Here a name of the claim that the cited evidence never writes (in any of the forms
+:mod:`name_mentions` allows) is a swap when the evidence clause that restates the claim's clause
+names something else in its place: a name sharing the claim name's first or last words, or one
+with the same word before or after it.
+
+A name the evidence does not write, with nothing named in its place, is left to the judge:
+news claims name the journal or the university that an abstract leaves out, and that is for the
+judge to weigh, not a swap. Confident when the clause holds (nearly) all the claim clause's
+other content words; with fewer, ``needs_review``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from judge.pipeline.checks.name_mentions import (
+    NameForms,
+    NameRun,
+    is_acronym_of,
+    is_connector,
+    name_forms,
+    name_runs,
+    word_key,
+)
+from judge.pipeline.checks.text import normalise
+from judge.pipeline.claims.sentences import content_words, word_form
+from judge.pipeline.entail.select import sentence_index
+from judge.schemas import CheckOutcome, CheckStatus, Label
+
+# Share of the claim clause's other content words the evidence clause must hold.
+CONFIDENT_OVERLAP = 0.8
+REVIEW_OVERLAP = 0.6
+# Fewer context words than this say too little for a swap to be read.
+MIN_CONTEXT_WORDS = 2
+# Evidence sentences read for the claim, best-matching first.
+TOP_SENTENCES = 3
+
+_CLAUSE_BREAK = re.compile(
+    r"[,;:()\[\]]|\s[-–—]\s|\b(?:and|but|or|while|whereas|although|though)\b", re.IGNORECASE
+)
+
+
+class NameCheck:
+    """Flags a claim whose name the evidence replaces with another where it restates it."""
+
+    name: str = "names"
+
+    def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
+        text = normalise(claim)
+        runs = name_runs(text)
+        if not runs:
+            return None
+        source = normalise(evidence)
+        forms = name_forms(source)
+        absent = [(run, _absent_words(run, forms)) for run in runs]
+        absent = [(run, words) for run, words in absent if words]
+        absent_forms = {word_form(word) for _, words in absent for word in words}
+        for run, words in absent:
+            context, of_clause = _context(text, run, absent_forms)
+            if len(context) < MIN_CONTEXT_WORDS:
+                continue
+            swap = _replacement(text, source, run, context, by_clause=of_clause)
+            if swap is None:
+                continue
+            other, clause, overlap = swap
+            confident = overlap >= CONFIDENT_OVERLAP
+            return CheckOutcome(
+                check=self.name,
+                status=CheckStatus.FAILED if confident else CheckStatus.NEEDS_REVIEW,
+                label=Label.NAME_MISMATCH if confident else Label.NEEDS_REVIEW,
+                detail=f"Name {' '.join(run.words)!r} not found in the cited evidence, which "
+                f"names {' '.join(other.words)!r} in its place: {clause!r}",
+                missing=tuple(words),
+            )
+        if not absent:
+            return _passed(self.name, "names found in the cited evidence")
+        listed = ", ".join(repr(" ".join(run.words)) for run, _ in absent)
+        return _passed(
+            self.name,
+            f"no evidence sentence names another in the place of {listed}, which the cited "
+            "evidence does not write: left to the judge",
+        )
+
+
+def _absent_words(run: NameRun, forms: NameForms) -> list[str]:
+    if forms.spells(run):
+        return []
+    return [w for w in run.words if not is_connector(w) and not forms.holds(w)]
+
+
+def _context(text: str, run: NameRun, absent: set[str]) -> tuple[set[str], bool]:
+    """The content words (forms) of the claim clause holding ``run`` but the absent names, or
+    of the whole claim when that clause says too little; and whether they are the clause's."""
+    start, end = _clause_bounds(text, run.start, run.end)
+    words = _forms(text[start:end]) - absent
+    if len(words) >= MIN_CONTEXT_WORDS:
+        return words, True
+    return _forms(text) - absent, False
+
+
+def _replacement(
+    claim: str, source: str, run: NameRun, context: set[str], *, by_clause: bool
+) -> tuple[NameRun, str, float] | None:
+    """A name of the evidence clause (or sentence, unless ``by_clause``) that restates
+    ``run``'s, in ``run``'s place."""
+    claim_keys = {word_key(word) for other in name_runs(claim) for word in other.words}
+    ranked = sentence_index("evidence", source).rank(claim, top=TOP_SENTENCES)
+    for sentence in ranked:
+        text = sentence.text
+        for start, end, overlap in _restating_spans(text, context, by_clause=by_clause):
+            for other in name_runs(text):
+                if other.start < start or other.end > end:
+                    continue
+                if all(word_key(word) in claim_keys for word in other.words):
+                    continue
+                if is_acronym_of(run, other):
+                    continue
+                if _aligned(run, other):
+                    return other, text[start:end].strip(" ,;:()[]-–—"), overlap
+    return None
+
+
+def _restating_spans(
+    text: str, context: set[str], *, by_clause: bool
+) -> list[tuple[int, int, float]]:
+    """The clauses of an evidence sentence holding enough of ``context``, best first, with the
+    share each holds; then the whole sentence, whose subject may stand in a clause of its own
+    ("Its largest customer, Nordvik Energy, accounted for 14% of revenue")."""
+    spans = []
+    if by_clause:
+        start = 0
+        for cut in [*(m.start() for m in _CLAUSE_BREAK.finditer(text)), len(text)]:
+            overlap = len(context & _forms(text[start:cut])) / len(context)
+            if overlap >= REVIEW_OVERLAP:
+                spans.append((start, cut, overlap))
+            start = cut
+        spans.sort(key=lambda span: -span[2])
+    overlap = len(context & _forms(text)) / len(context)
+    if overlap >= REVIEW_OVERLAP:
+        spans.append((0, len(text), overlap))
+    return spans
+
+
+def _aligned(claim: NameRun, evidence: NameRun) -> bool:
+    """Whether ``evidence`` stands where ``claim`` stands: the two share their first or last
+    words and differ between, or have the same content word next to them, or two of the same
+    words around them ("In England, 9 per cent" for "In Wales, 9 per cent")."""
+    one = [word_key(word) for word in claim.words]
+    other = [word_key(word) for word in evidence.words]
+    head = _shared_length(one, other)
+    tail = _shared_length(one[::-1], other[::-1])
+    if (head or tail) and min(len(one), len(other)) > head + tail:
+        return True
+    sides = ((claim.before, evidence.before), (claim.after, evidence.after))
+    if any(mine[:1] == theirs[:1] != () and content_words(mine[0]) for mine, theirs in sides):
+        return True
+    pairs = [pair for mine, theirs in sides for pair in zip(mine, theirs, strict=False)]
+    same = sum(word_form(a) == word_form(b) for a, b in pairs)
+    return same >= 2
+
+
+def _shared_length(one: Sequence[str], other: Sequence[str]) -> int:
+    count = 0
+    for left, right in zip(one, other, strict=False):
+        if left != right:
+            break
+        count += 1
+    return count
+
+
+def _clause_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    cuts = [m.start() for m in _CLAUSE_BREAK.finditer(text)]
+    before = max((cut for cut in cuts if cut <= start), default=0)
+    after = min((cut for cut in cuts if cut >= end), default=len(text))
+    return before, after
+
+
+def _forms(text: str) -> set[str]:
+    return {word_form(word) for word, _, _ in content_words(text)}
+
+
+def _passed(check: str, detail: str) -> CheckOutcome:
+    return CheckOutcome(check=check, status=CheckStatus.PASSED, detail=detail)
