@@ -4,10 +4,11 @@ Each sentence of the development evidence is edited once per rule and checked ag
 passage it came from. Rewrites that keep the meaning (lower case, a leading "According to the
 source,", "%" written "per cent", curly quotes, no final stop) must pass: each flag is a false
 flag. Edits that change it (a number, year or month moved on by one, a name replaced by one
-the passage does not write, a "not" after the first auxiliary verb) should be caught; an edit
-whose new value the passage states elsewhere is left out, as no check can tell it from a true
-claim. Prints, per rule, the sentences edited, the share flagged and the check that flagged
-them, and up to ``--show`` sentences missed or flagged wrongly.
+the passage does not write, a word for its converse ("before" for "after"), a "not" after the
+first auxiliary verb) should be caught; an edit whose new value the passage states elsewhere is
+left out, as no check can tell it from a true claim. Prints, per rule, the sentences edited,
+the share flagged and the check that flagged them, and up to ``--show`` sentences missed or
+flagged wrongly.
 
     python benchmarks/sentence_edits.py   # the dev claims' and answers' evidence
 """
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from judge.eval.records import load_records
 from judge.pipeline.checks import default_checks
+from judge.pipeline.checks.converses import CONVERSES
 from judge.pipeline.checks.name_mentions import name_runs
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -101,6 +103,15 @@ def other_name(sentence: str, pick: random.Random) -> Edit | None:
     return sentence[:start] + new + sentence[start + len(word) :], new
 
 
+def converse(sentence: str, pick: random.Random) -> Edit | None:
+    found = [m for m in re.finditer(r"[A-Za-z]+", sentence) if m.group(0) in CONVERSES]
+    if not found:
+        return None
+    match = pick.choice(found)
+    new = pick.choice(sorted(CONVERSES[match.group(0)]))
+    return sentence[: match.start()] + new + sentence[match.end() :], None
+
+
 def negated(sentence: str, _pick: random.Random) -> Edit | None:
     match = _AUXILIARY.search(sentence)
     if match is None:
@@ -114,6 +125,7 @@ CHANGING: list[Callable[[str, random.Random], Edit | None]] = [
     next_year,
     next_month,
     other_name,
+    converse,
     negated,
 ]
 
@@ -139,7 +151,7 @@ def main() -> None:
     checks = default_checks()
     pick = random.Random(args.seed)
     # Rules added later draw from their own stream, so the others edit as they did before.
-    own = {"other_name": random.Random(args.seed + 1)}
+    own = {"other_name": random.Random(args.seed + 1), "converse": random.Random(args.seed + 2)}
     edited: collections.Counter[str] = collections.Counter()
     flagged: collections.Counter[str] = collections.Counter()
     by_check: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)

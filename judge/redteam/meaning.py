@@ -1,7 +1,8 @@
 """Meaning flips: a true sentence made false while its numbers and identifiers stay right.
 
 Negations and entity swaps only a model judge can catch; added hedges and quantifiers, shifted
-dates and wrongly converted quantities the exact checks must catch on their own. Each case is
+dates, converses swapped in place and wrongly converted quantities the exact checks must catch
+on their own. Each case is
 the edited sentence alone, compared with the same sentence unedited.
 """
 
@@ -83,6 +84,17 @@ def _swap_entity(seed: Seed, sentence: Sentence, *, cite_source: bool) -> Senten
     return None
 
 
+def _swap_converse(seed: Seed, sentence: Sentence) -> Sentence | None:
+    """A converse word that the cited evidence writes too ("after the warehouse receives"),
+    swapped for its counterpart: the evidence states the word the sentence now flips."""
+    evidence = seed.cited_text(sentence)
+    for start, end in tx.converses_in(sentence.text):
+        if in_evidence(sentence.text[start:end], evidence):
+            text = tx.swap_converse(sentence.text, (start, end))
+            return None if text is None else dataclasses.replace(sentence, text=text)
+    return None
+
+
 def _move_number(seed: Seed, sentence: Sentence) -> Sentence | None:
     """A number of the sentence replaced by another number of the same cited passage: every
     number is still in the evidence, in the wrong place."""
@@ -142,6 +154,12 @@ ATTACKS: tuple[Attack, ...] = (
         "a date moved by a day, a month or a year",
         _text_edit(tx.shift_date),
         Expectation(Expect.MUST_FLAG, frozenset({Label.DATE_MISMATCH})),
+        judge_dependent=False,
+    ),
+    _attack(
+        "converse_swapped",
+        "a word swapped for its converse in place ('before' for 'after', 'won' for 'lost')",
+        _swap_converse,
         judge_dependent=False,
     ),
     _attack(

@@ -304,6 +304,33 @@ def entities(text: str) -> list[str]:
     return found
 
 
+# Words whose counterpart says the same with the parties swapped ("A before B" is "B after
+# A"): swapped in place, with everything else where it was, they say the opposite.
+_CONVERSES = {
+    "before": "after", "after": "before", "above": "below", "below": "above",
+    "earlier": "later", "later": "earlier", "higher": "lower", "lower": "higher",
+    "more": "less", "less": "more", "won": "lost", "gained": "lost", "improved": "worsened",
+    "inside": "outside", "outside": "inside", "north": "south", "south": "north",
+}  # fmt: skip
+_CONVERSE = re.compile(rf"\b(?:{'|'.join(_CONVERSES)})\b")
+
+
+def converses_in(sentence: str) -> list[tuple[int, int]]:
+    """Spans of the sentence's converse words ("before", "higher", "won")."""
+    return [match.span() for match in _CONVERSE.finditer(sentence)]
+
+
+def swap_converse(sentence: str, span: tuple[int, int] | None = None) -> str | None:
+    """The converse word at ``span`` (the first, by default) for its counterpart."""
+    spans = converses_in(sentence)
+    if span is None and spans:
+        span = spans[0]
+    if span is None or span not in spans:
+        return None
+    start, end = span
+    return replace_span(sentence, start, end, _CONVERSES[sentence[start:end]])
+
+
 def _date_and_id_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in DATE.finditer(text)] + [m.span() for m in IDENTIFIER.finditer(text)]
 
@@ -315,4 +342,5 @@ SENTENCE_TRANSFORMS: dict[str, Callable[[str], str | None]] = {
     "shift_date": shift_date,
     "swap_unit": swap_unit,
     "convert_unit_wrongly": convert_unit_wrongly,
+    "swap_converse": swap_converse,
 }

@@ -29,6 +29,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 
+from judge.pipeline.checks.converses import CONVERSES, converse_flip
 from judge.pipeline.checks.text import normalise
 from judge.pipeline.entail.select import sentence_index
 from judge.schemas import CheckOutcome, CheckStatus, Label
@@ -215,6 +216,7 @@ def _best_clause(claim: str, evidence: str, stated: _Clause) -> tuple[_Clause, s
             # A word whose opposite the clause states is held too: the clause restates the
             # claim, with that word flipped.
             stated_there = clause.words | clause.prefixed | _opposite_stems(clause.words)
+            stated_there |= _converse_stems(clause.words)
             held = sum(1 for r in stated.readings if r & stated_there) / len(stated.readings)
             if held >= REVIEW_OVERLAP and (best is None or held > best[2]):
                 best = (clause, sentence.text, held)
@@ -265,6 +267,8 @@ def _flip(claim: _Clause, evidence: _Clause, claim_text: str, evidence_text: str
             return f"the claim negates {word!r} by its prefix"
         return None
     opposed = _opposed(claim, evidence, claim_text, evidence_text)
+    if opposed is None and (converse := converse_flip(claim.text, evidence.text)) is not None:
+        opposed = converse.said, converse.instead
     if opposed is not None:
         if claim.negated == evidence.negated:  # "did not fall" is no flip of "rose"
             said, instead = opposed
@@ -316,6 +320,11 @@ def _opposite_stems(words: AbstractSet[str]) -> frozenset[str]:
     for word in words:
         found |= _OPPOSITE.get(word, frozenset())
     return frozenset(found)
+
+
+def _converse_stems(words: AbstractSet[str]) -> frozenset[str]:
+    """The stems of the converses of ``words`` (stems): "lost" holds the claim's "won"."""
+    return frozenset(stem for word in words for stem in _CONVERSE_STEMS.get(word, ()))
 
 
 _CONJUNCT = re.compile(r",?\s+\b(?:and|or)\b\s+", re.IGNORECASE)
@@ -441,3 +450,6 @@ def _sides() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
 
 
 _SIDE, _OPPOSITE = _sides()
+_CONVERSE_STEMS = {
+    _stem(word): frozenset(_stem(other) for other in others) for word, others in CONVERSES.items()
+}

@@ -1,0 +1,127 @@
+"""Converses: words whose opposite says the same thing with its parties swapped.
+
+"Symptoms appeared before the test" and "the test came after the symptoms" agree; "symptoms
+appeared after the test" does not. "Spain beat Italy" is "Italy lost to Spain", but "Spain lost
+to Italy" is not. So a converse flips a sentence only when everything else it says stays in
+place: the words the two sides share come in the same order before the converse word, and
+after it too (in any order where nothing is compared "than" another). The polarity check asks
+this of its best-matching evidence clause.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from judge.pipeline.claims.sentences import content_words, word_form
+
+_PAIRS: tuple[tuple[str, str], ...] = (
+    ("before", "after"),
+    ("above", "below"),
+    ("inside", "outside"),
+    ("more", "less fewer"),
+    ("most", "least fewest"),
+    ("higher", "lower"),
+    ("stronger", "weaker"),
+    ("larger bigger greater", "smaller"),
+    ("earlier", "later"),
+    ("win wins won winning", "lose loses lost losing"),
+    ("gain gains gained", "lose loses lost"),
+    ("north northern", "south southern"),
+    ("east eastern", "west western"),
+    ("improve improves improved improving", "worsen worsens worsened worsening"),
+    ("overestimate overestimates overestimated", "underestimate underestimates underestimated"),
+    ("overexpressed overexpression", "underexpressed underexpression"),
+    ("support supports supported", "contradict contradicts contradicted refute refutes refuted"),
+)
+_THAN = re.compile(r"\bthan\b", re.IGNORECASE)
+# Words of both sides at least this many, so that "order" says something.
+MIN_SHARED = 2
+_WORD = re.compile(r"[a-z][a-z'-]*", re.IGNORECASE)
+# "no more than", "more or less", "once more": not a comparison with a converse; and a bound
+# on a number ("more than 50", "fewer than two") is the number check's to read.
+_IDIOM = re.compile(
+    r"\b(?:no|not|any|once|even|never)\s+(?:more|less|fewer)\b|\bmore\s+or\s+less\b"
+    r"|\b(?:more|less|fewer)\s+than\s+(?:\d|one\b|two\b|three\b)"
+    r"|\bafter\s+all\b|\bat\s+(?:most|least)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Converse:
+    said: str  # the claim's word
+    instead: str  # the evidence's converse of it
+
+
+def _facing() -> dict[str, frozenset[str]]:
+    facing: dict[str, set[str]] = {}
+    for one, other in _PAIRS:
+        left, right = set(one.split()), set(other.split())
+        for group, opposite in ((left, right), (right, left)):
+            for word in group:
+                facing.setdefault(word, set()).update(opposite)
+    return {word: frozenset(words) for word, words in facing.items()}
+
+
+# Each converse word, mapped to the words on the other side of its pair.
+CONVERSES = _facing()
+
+
+def converse_flip(claim: str, evidence: str) -> Converse | None:
+    """A converse word of ``claim`` whose counterpart ``evidence`` (its best-matching clause)
+    states instead, with the rest of both in the same order."""
+    claim_words = _converse_words(claim)
+    evidence_words = _converse_words(evidence)
+    written_there = {word for word, _ in evidence_words}
+    written_here = {word for word, _ in claim_words}
+    for said, at in claim_words:
+        if said in written_there:
+            continue
+        for instead, there in evidence_words:
+            if instead not in CONVERSES[said] or instead in written_here:
+                continue
+            if _same_order_around(claim, at, evidence, there):
+                return Converse(said, instead)
+    return None
+
+
+def _converse_words(text: str) -> list[tuple[str, int]]:
+    """The converse words of ``text`` (casefolded) with their offsets, idioms left out."""
+    idioms = [match.span() for match in _IDIOM.finditer(text)]
+    found = []
+    for match in _WORD.finditer(text):
+        word = match.group(0).casefold()
+        if word in CONVERSES and not any(s <= match.start() < e for s, e in idioms):
+            found.append((word, match.start()))
+    return found
+
+
+def _same_order_around(claim: str, at: int, evidence: str, there: int) -> bool:
+    """Whether the words both sides share come in the same order before the converse word,
+    and after it in the same order, or in any order where neither side compares with a
+    "than" ("after the warehouse receives the item" restates "after the item is received at
+    the warehouse"; "higher in Paris than in Rome" is not "lower in Rome than in Paris")."""
+    shared = _forms(claim) & _forms(evidence)
+    if len(shared) < MIN_SHARED:
+        return False
+    if _ordered(claim[:at], shared) != _ordered(evidence[:there], shared):
+        return False
+    after, after_there = _ordered(claim[at:], shared), _ordered(evidence[there:], shared)
+    if _THAN.search(claim) or _THAN.search(evidence):
+        return after == after_there
+    return set(after) == set(after_there)
+
+
+def _ordered(text: str, shared: set[str]) -> list[str]:
+    """The shared word forms of ``text`` in order, each once."""
+    seen: dict[str, None] = {}
+    for word, _, _ in content_words(text):
+        form = word_form(word)
+        if form in shared and form not in CONVERSES:
+            seen.setdefault(form)
+    return list(seen)
+
+
+def _forms(text: str) -> set[str]:
+    return {word_form(word) for word, _, _ in content_words(text)} - set(CONVERSES)
