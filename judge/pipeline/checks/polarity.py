@@ -24,12 +24,23 @@ evidence sentence is left to the judge.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 
-from judge.pipeline.checks.converses import CONVERSES, converse_flip
+from judge.pipeline.checks.converses import converse_flip
+from judge.pipeline.checks.polarity_words import (
+    NEGATING_PREFIX,
+    NEGATION,
+    NOT_NEGATION,
+    OPPOSITE,
+    SIDE,
+    converse_stems,
+    opposite_stems,
+    plainly_in,
+    word_stem,
+    words_of,
+)
 from judge.pipeline.checks.text import normalise
 from judge.pipeline.entail.select import sentence_index
 from judge.schemas import CheckOutcome, CheckStatus, Label
@@ -40,18 +51,6 @@ REVIEW_OVERLAP = 0.6
 # Claims this short share too few words with any clause for the overlap to mean anything.
 MIN_CONTENT_WORDS = 2
 
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|"
-    r"no\s+longer|fail(?:s|ed|ing)?\s+to|lack(?:s|ed|ing)?)\b|n't\b",
-    re.IGNORECASE,
-)
-# "not only", "no doubt", "nothing but", "no later than": negation words that assert.
-_NOT_NEGATION = re.compile(
-    r"\b(?:not\s+only|not\s+just|no\s+doubt|nothing\s+but|no\s+(?:later|earlier|more|less|"
-    r"fewer|sooner)\s+than|not\s+(?:more|less|fewer)\s+than|never\s+(?:before|again)|"
-    r"not\s+until|whether\s+or\s+not|if\s+not)\b",
-    re.IGNORECASE,
-)
 _UNIVERSAL = re.compile(r"\b(?:all|every|always|everyone|everything|entirely)\b", re.IGNORECASE)
 _NONE = re.compile(r"\b(?:none|never|no\s+one|nobody|nothing)\b", re.IGNORECASE)
 _SOME = re.compile(r"\b(?:some|sometimes|occasionally)\b", re.IGNORECASE)
@@ -69,10 +68,6 @@ _CLAUSE_BREAK = re.compile(
     r"|(?<=[.!?])\s+(?=[\"'\u201c\u2018]?[A-Z])",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
-_NEGATING_PREFIX = re.compile(r"^(?:non-?|un|in|im|ir|il|dis)(?=[a-z]{4,})")
-_SUFFIXES = ("ability", "ibility", "able", "ible", "ally", "ness", "ment", "ing", "ed", "es",
-             "ly", "al", "s", "e")  # fmt: skip
 _FUNCTION_WORDS = frozenset(
     re.findall(
         r"\w+",
@@ -86,58 +81,6 @@ _FUNCTION_WORDS = frozenset(
 )
 
 
-# Opposites that hold of one thing: either side of a pair, stated by the claim where its
-# evidence states the other, flips it. Converses ("sold" / "bought", "won" / "lost", "before" /
-# "after") are left out: they say the same thing with the parties swapped.
-_OPPOSITE_GROUPS: tuple[tuple[str, str], ...] = (
-    (
-        "increase increased increases increasing rise rises rose risen rising grow grows grew "
-        "grown growing climb climbed climbing surge surged soar soared jump jumped boost "
-        "boosted higher",
-        "decrease decreased decreases decreasing decline declined declines declining fall falls "
-        "fell fallen falling drop dropped drops dropping reduce reduced reduces reducing shrink "
-        "shrank shrunk plunge plunged slump slumped lower lowered",
-    ),
-    ("open opened opens reopened", "closed shut"),
-    (
-        "allow allowed allows permit permitted permits",
-        "prohibit prohibited prohibits forbid forbidden forbids ban banned bans",
-    ),
-    (
-        "accept accepted accepts approve approved approves",
-        "reject rejected rejects deny denied denies refuse refused refuses",
-    ),
-    ("include included includes including", "exclude excluded excludes excluding"),
-    ("add added adds", "remove removed removes"),
-    ("start started starts begin began begun", "stop stopped stops halt halted cease ceased"),
-    ("succeed succeeded succeeds success successful", "fail failed fails failure"),
-    ("positive", "negative"),
-    ("true correct accurate", "false wrong"),
-    ("safe", "dangerous"),
-    ("male men", "female women"),
-    ("alive survived survive survives", "dead died die dies"),
-    ("maximum", "minimum"),
-    ("majority", "minority"),
-    ("mandatory compulsory required obligatory", "optional voluntary unnecessary"),
-    ("enable enabled enables", "disable disabled disables"),
-    ("online", "offline"),
-    ("public publicly", "private privately"),
-    ("guilty convicted", "innocent acquitted"),
-    ("temporary temporarily", "permanent permanently"),
-    ("full fully", "partial partially"),
-    ("same identical", "different"),
-    ("indoor indoors", "outdoor outdoors"),
-    ("symptomatic", "asymptomatic"),
-    ("strong stronger strengthen", "weak weaker weaken"),
-    ("easy easier", "difficult"),
-    ("cheap cheaper", "expensive costly"),
-    ("highest biggest largest greatest", "lowest smallest"),
-    ("profit profits profitable", "loss losses"),
-    # Multiples exclude one another as opposites do: what doubled did not triple.
-    ("double doubled doubles doubling", "triple tripled triples tripling"),
-    ("double doubled doubles doubling", "halve halved halves halving"),
-    ("triple tripled triples tripling", "halve halved halves halving"),
-)
 # Comparatives compare two things: "higher in A than in B" is "lower in B than in A".
 _COMPARATIVES = frozenset({"higher", "lower", "stronger", "weaker", "easier", "cheaper"})
 _THAN = re.compile(r"\bthan\b", re.IGNORECASE)
@@ -215,8 +158,8 @@ def _best_clause(claim: str, evidence: str, stated: _Clause) -> tuple[_Clause, s
             clause = _clause(part.strip())
             # A word whose opposite the clause states is held too: the clause restates the
             # claim, with that word flipped.
-            stated_there = clause.words | clause.prefixed | _opposite_stems(clause.words)
-            stated_there |= _converse_stems(clause.words)
+            stated_there = clause.words | clause.prefixed | opposite_stems(clause.words)
+            stated_there |= converse_stems(clause.words)
             held = sum(1 for r in stated.readings if r & stated_there) / len(stated.readings)
             if held >= REVIEW_OVERLAP and (best is None or held > best[2]):
                 best = (clause, sentence.text, held)
@@ -295,15 +238,15 @@ def _opposed(
     when the evidence writes the claim's word anywhere, or for comparatives beside a "than"."""
     compared = bool(_THAN.search(claim.text) or _THAN.search(evidence.text))
     for stem in sorted(claim.words - evidence.words):
-        for other in sorted(_OPPOSITE.get(stem, frozenset()) & (evidence.words - claim.words)):
-            if _SIDE[stem] & evidence.words or _SIDE[other] & claim.words:
+        for other in sorted(OPPOSITE.get(stem, frozenset()) & (evidence.words - claim.words)):
+            if SIDE[stem] & evidence.words or SIDE[other] & claim.words:
                 continue
             said, instead = _surface(stem, claim.text), _surface(other, evidence.text)
             if said is None or instead is None:
                 continue
             if compared and {said, instead} & _COMPARATIVES:
                 continue
-            if _plainly_in(said, evidence_text) or _plainly_in(instead, claim_text):
+            if plainly_in(said, evidence_text) or plainly_in(instead, claim_text):
                 continue
             return said, instead
     return None
@@ -311,20 +254,7 @@ def _opposed(
 
 def _surface(stem: str, text: str) -> str | None:
     """The word of ``text`` (casefolded) that stems to ``stem``."""
-    return next((word for word in _words(text) if _stem(word) == stem), None)
-
-
-def _opposite_stems(words: AbstractSet[str]) -> frozenset[str]:
-    """The stems of every listed opposite of ``words`` (stems)."""
-    found: set[str] = set()
-    for word in words:
-        found |= _OPPOSITE.get(word, frozenset())
-    return frozenset(found)
-
-
-def _converse_stems(words: AbstractSet[str]) -> frozenset[str]:
-    """The stems of the converses of ``words`` (stems): "lost" holds the claim's "won"."""
-    return frozenset(stem for word in words for stem in _CONVERSE_STEMS.get(word, ()))
+    return next((word for word in words_of(text) if word_stem(word) == stem), None)
 
 
 _CONJUNCT = re.compile(r",?\s+\b(?:and|or)\b\s+", re.IGNORECASE)
@@ -351,12 +281,12 @@ def _negation_governs(text: str, shared: AbstractSet[str]) -> bool:
 
 def _negated_heads(text: str) -> set[str]:
     """The stem of the first content word after each negation of ``text``."""
-    plain = _NOT_NEGATION.sub(" ", text)
+    plain = NOT_NEGATION.sub(" ", text)
     heads = set()
-    for negation in _NEGATION.finditer(plain):
-        head = next((w for w in _words(plain[negation.end() :]) if _is_content(w)), None)
+    for negation in NEGATION.finditer(plain):
+        head = next((w for w in words_of(plain[negation.end() :]) if _is_content(w)), None)
         if head is not None:
-            heads.add(_stem(head))
+            heads.add(word_stem(head))
     return heads
 
 
@@ -369,87 +299,46 @@ def _first_unused(
     for stem in sorted(stems):
         surfaces = {
             word
-            for word in _words(claim)
-            if _stem(_NEGATING_PREFIX.sub("", word) if prefixed else word) == stem
-            and (_NEGATING_PREFIX.match(word) is not None) == prefixed
+            for word in words_of(claim)
+            if word_stem(NEGATING_PREFIX.sub("", word) if prefixed else word) == stem
+            and (NEGATING_PREFIX.match(word) is not None) == prefixed
         }
-        if not any(_plainly_in(surface, evidence) for surface in surfaces):
+        if not any(plainly_in(surface, evidence) for surface in surfaces):
             return stem
     return None
 
 
-def _words(text: str) -> Iterator[str]:
-    """The words of ``text``, casefolded, apostrophes and hyphens trimmed from their ends."""
-    for match in _WORD.finditer(text):
-        if word := match.group(0).casefold().strip("'-"):
-            yield word
-
-
-def _plainly_in(word: str, text: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, re.IGNORECASE) is not None
-
-
 @lru_cache(maxsize=1024)
 def _clause(text: str) -> _Clause:
-    plain = _NOT_NEGATION.sub(" ", text)
+    plain = NOT_NEGATION.sub(" ", text)
     words: set[str] = set()
     prefixed: set[str] = set()
     readings: set[frozenset[str]] = set()
-    for word in _words(plain):
+    for word in words_of(plain):
         if not _is_content(word):
             continue
-        bare = _NEGATING_PREFIX.sub("", word)
-        reading = {_stem(word)}
-        if bare != word and len(_stem(bare)) >= 4:
+        bare = NEGATING_PREFIX.sub("", word)
+        reading = {word_stem(word)}
+        if bare != word and len(word_stem(bare)) >= 4:
             # Both readings: "increase" is not a negated "crease"; the claim and evidence
             # comparison only counts a prefix when the plain form is absent on that side.
-            prefixed.add(_stem(bare))
-            reading.add(_stem(bare))
-        words.add(_stem(word))
+            prefixed.add(word_stem(bare))
+            reading.add(word_stem(bare))
+        words.add(word_stem(word))
         readings.add(frozenset(reading))
     prefixed -= words
     quantifier = (
         "none" if _NONE.search(plain) else "all" if _UNIVERSAL.search(plain)
         else "some" if _SOME.search(plain) else None
     )  # fmt: skip
-    return _Clause(text, frozenset(words), frozenset(prefixed), bool(_NEGATION.search(plain)),
+    return _Clause(text, frozenset(words), frozenset(prefixed), bool(NEGATION.search(plain)),
                    quantifier, frozenset(readings))  # fmt: skip
 
 
 def _is_content(word: str) -> bool:
     return not (
         word in _FUNCTION_WORDS
-        or _NEGATION.fullmatch(word)
+        or NEGATION.fullmatch(word)
         or _QUANTIFIER_WORD.fullmatch(word)
         or len(word) < 3
     )
-
-
-def _stem(word: str) -> str:
-    word = word.replace("-", "")
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
-
-
-def _sides() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
-    """Each listed word's stem, mapped to the stems of its own side of the pair and to those
-    of the other side."""
-    side: dict[str, set[str]] = {}
-    opposite: dict[str, set[str]] = {}
-    for one, other in _OPPOSITE_GROUPS:
-        left = {_stem(word) for word in one.split()}
-        right = {_stem(word) for word in other.split()}
-        for group, facing in ((left, right), (right, left)):
-            for stem in group:
-                side.setdefault(stem, set()).update(group)
-                opposite.setdefault(stem, set()).update(facing)
-    frozen = {stem: frozenset(stems) for stem, stems in side.items()}
-    return frozen, {stem: frozenset(stems) for stem, stems in opposite.items()}
-
-
-_SIDE, _OPPOSITE = _sides()
-_CONVERSE_STEMS = {
-    _stem(word): frozenset(_stem(other) for other in others) for word, others in CONVERSES.items()
-}
