@@ -30,11 +30,14 @@ from functools import lru_cache
 
 from judge.pipeline.checks.converses import converse_flip
 from judge.pipeline.checks.polarity_words import (
+    COMPARATIVES,
+    EXCEPTION,
     NEGATING_PREFIX,
     NEGATION,
     NOT_NEGATION,
     OPPOSITE,
     SIDE,
+    THAN,
     converse_stems,
     opposite_stems,
     plainly_in,
@@ -42,19 +45,21 @@ from judge.pipeline.checks.polarity_words import (
     words_of,
 )
 from judge.pipeline.checks.text import normalise
+from judge.pipeline.checks.word_flips import word_flip
 from judge.pipeline.entail.select import sentence_index
 from judge.schemas import CheckOutcome, CheckStatus, Label
 
 # Share of the claim's content words the evidence clause must hold for each outcome.
 CONFIDENT_OVERLAP = 0.8
 REVIEW_OVERLAP = 0.6
+# Neighbours a word-by-word flip must share to be confident (see :mod:`word_flips`).
+CONFIDENT_NEIGHBOURS = 3
 # Claims this short share too few words with any clause for the overlap to mean anything.
 MIN_CONTENT_WORDS = 2
 
 _UNIVERSAL = re.compile(r"\b(?:all|every|always|everyone|everything|entirely)\b", re.IGNORECASE)
 _NONE = re.compile(r"\b(?:none|never|no\s+one|nobody|nothing)\b", re.IGNORECASE)
 _SOME = re.compile(r"\b(?:some|sometimes|occasionally)\b", re.IGNORECASE)
-_EXCEPTION = re.compile(r"\b(?:except|unless|apart\s+from|other\s+than|save\s+for)\b", re.I)
 # Quantifiers are compared as such, never as content words the clauses must share.
 _QUANTIFIER_WORD = re.compile(
     rf"{_UNIVERSAL.pattern}|{_NONE.pattern}|{_SOME.pattern}", re.IGNORECASE
@@ -81,11 +86,6 @@ _FUNCTION_WORDS = frozenset(
 )
 
 
-# Comparatives compare two things: "higher in A than in B" is "lower in B than in A".
-_COMPARATIVES = frozenset({"higher", "lower", "stronger", "weaker", "easier", "cheaper"})
-_THAN = re.compile(r"\bthan\b", re.IGNORECASE)
-
-
 @dataclass(frozen=True)
 class _Clause:
     text: str
@@ -110,15 +110,15 @@ class PolarityCheck:
             return None
         best = _best_clause(text, normalise(evidence), stated)
         if best is None:
-            return None
+            return self._word_flip(text, evidence)
         clause, sentence, overlap = best
         restated = _restating(text, clause)
         flip = _flip(restated, clause, text, normalise(evidence))
         negation_said_elsewhere = restated.negated and not clause.negated
         if flip is not None and negation_said_elsewhere and _negation_restated(text, evidence):
             flip = None  # "..., but would not say where": another clause says it so
-        absolute = restated.quantifier in {"all", "none"} and not _EXCEPTION.search(text)
-        if flip is None and absolute and _EXCEPTION.search(sentence):
+        absolute = restated.quantifier in {"all", "none"} and not EXCEPTION.search(text)
+        if flip is None and absolute and EXCEPTION.search(sentence):
             # "never refunded" against "non-refundable, except when damaged": not a flip, but
             # an absolute the evidence does not grant.
             return CheckOutcome(
@@ -130,6 +130,8 @@ class PolarityCheck:
                 missing=(text,),
             )
         if flip is None:
+            if (flipped := self._word_flip(text, evidence)) is not None:
+                return flipped
             return CheckOutcome(
                 check=self.name,
                 status=CheckStatus.PASSED,
@@ -145,6 +147,22 @@ class PolarityCheck:
             label=label,
             detail=f"{flip}: claim {text!r}, evidence {clause.text!r}",
             missing=(text,),
+        )
+
+    def _word_flip(self, claim: str, evidence: str) -> CheckOutcome | None:
+        """A flip read word by word, where no clause restates the claim or the one that does
+        keeps its polarity: with three shared neighbours or more, contradicted."""
+        flip = word_flip(claim, normalise(evidence))
+        if flip is None:
+            return None
+        confident = flip.shared >= CONFIDENT_NEIGHBOURS
+        return CheckOutcome(
+            check=self.name,
+            status=CheckStatus.FAILED if confident else CheckStatus.NEEDS_REVIEW,
+            label=Label.CONTRADICTED if confident else Label.NEEDS_REVIEW,
+            detail=f"the claim says {flip.said!r} where the evidence says {flip.instead!r} of "
+            f"the same words: claim {claim!r}, evidence {flip.sentence!r}",
+            missing=(claim,),
         )
 
 
@@ -236,7 +254,7 @@ def _opposed(
     """A claim word and the opposite the evidence clause states instead. Not when either side
     also states the other's sense ("prices rose after a fall in demand" speaks of two things),
     when the evidence writes the claim's word anywhere, or for comparatives beside a "than"."""
-    compared = bool(_THAN.search(claim.text) or _THAN.search(evidence.text))
+    compared = bool(THAN.search(claim.text) or THAN.search(evidence.text))
     for stem in sorted(claim.words - evidence.words):
         for other in sorted(OPPOSITE.get(stem, frozenset()) & (evidence.words - claim.words)):
             if SIDE[stem] & evidence.words or SIDE[other] & claim.words:
@@ -244,7 +262,7 @@ def _opposed(
             said, instead = _surface(stem, claim.text), _surface(other, evidence.text)
             if said is None or instead is None:
                 continue
-            if compared and {said, instead} & _COMPARATIVES:
+            if compared and {said, instead} & COMPARATIVES:
                 continue
             if plainly_in(said, evidence_text) or plainly_in(instead, claim_text):
                 continue

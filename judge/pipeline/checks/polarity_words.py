@@ -22,6 +22,10 @@ NOT_NEGATION = re.compile(
     r"not\s+until|whether\s+or\s+not|if\s+not)\b",
     re.IGNORECASE,
 )
+EXCEPTION = re.compile(r"\b(?:except|unless|apart\s+from|other\s+than|save\s+for)\b", re.I)
+# Comparatives compare two things: "higher in A than in B" is "lower in B than in A".
+COMPARATIVES = frozenset({"higher", "lower", "stronger", "weaker", "easier", "cheaper"})
+THAN = re.compile(r"\bthan\b", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 NEGATING_PREFIX = re.compile(r"^(?:non-?|un|in|im|ir|il|dis)(?=[a-z]{4,})")
 _SUFFIXES = ("ability", "ibility", "able", "ible", "ally", "ness", "ment", "ing", "ed", "es",
@@ -55,7 +59,9 @@ _OPPOSITE_GROUPS: tuple[tuple[str, str], ...] = (
     ("positive", "negative"),
     ("true correct accurate", "false wrong"),
     ("safe", "dangerous"),
-    ("male men", "female women"),
+    ("male men man", "female women woman"),
+    ("free", "paid"),
+    ("extend extended extends extending", "shorten shortened shortens shortening"),
     ("alive survived survive survives", "dead died die dies"),
     ("maximum", "minimum"),
     ("majority", "minority"),
