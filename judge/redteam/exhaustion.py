@@ -166,6 +166,16 @@ def _filled(seed: Seed, candidates: list[int], unit: str) -> Variant | None:
     return Variant(attacked.request(), expect, baseline=clean, settings=LIMITS)
 
 
+def dense_early_years(seed: Seed) -> Variant | None:
+    """A dated sentence citing a passage filled to the size limit with numbers that read as
+    years only after a word that introduces one ("1234 frobs" against "in 1234"): each is read
+    where it stands, not against all the text before it."""
+    if seed.id != HEAVY_SEED:
+        return None
+    dated = [i for i in by_support(seed) if DATE.search(seed.sentences[i].text)]
+    return _filled(seed, dated, " Zorblat glimmed 1234 frobs;")
+
+
 def many_claims_large_passage(seed: Seed) -> Variant | None:
     """A hundred and fifty numbered claims citing one passage of 100,000 characters full of
     numbers: parsing that passage once per claim instead of once per request shows as time."""
@@ -234,6 +244,12 @@ ATTACKS: tuple[Attack, ...] = (
         "dense_same_kind",
         "a passage at the size limit, dense with numbers of the claim's kind",
         dense_same_kind,
+    ),
+    Attack(
+        FAMILY,
+        "dense_early_years",
+        "a passage at the size limit, dense with numbers that may be early years",
+        dense_early_years,
     ),
     Attack(
         FAMILY,

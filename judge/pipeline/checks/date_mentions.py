@@ -86,6 +86,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )  # fmt: skip
 _YEAR_CUE = re.compile(rf"{_YEAR_CUE_WORDS}\s+$", re.IGNORECASE)
+_CUE_REACH = 24
 # A century someone or something has lived through is not a calendar century.
 _OWNER = re.compile(r"(?:\b(?:its|their|his|her|our|my|your)|'s)\s+$", re.IGNORECASE)
 ANY_YEAR = re.compile(r"(?<!\d)(1\d{3}|20\d{2}|21\d{2})(?!\d)")
@@ -175,7 +176,10 @@ def _read(kind: str, match: re.Match[str], text: str) -> Iterator[DateMention]:
     elif kind == "year_range":
         yield from _year_range(span, year, groups["year2"])
     elif kind == "year":
-        if year is not None and (year >= 1500 or _YEAR_CUE.search(text[: match.start()])):
+        # The cue is read just before the year, not over all the text before it: a long
+        # text dense with numbers stays linear.
+        cue = _YEAR_CUE.search(text, max(0, match.start() - _CUE_REACH), match.start())
+        if year is not None and (year >= 1500 or cue):
             yield span(year=year)
     elif kind == "weekday":
         yield span(weekday=weekday)

@@ -19,6 +19,8 @@ from judge.schemas import CheckOutcome, Label
 
 _NUMBER_AHEAD = r"(?=\s+(?:(?:about|around|nearly|almost|approximately|roughly|some)\s+)?[$€£]?(?:\d|a\b|an\b|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|half))"  # noqa: E501
 _NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bno)\s+(?:\w+\s+)?$")
+# How far before a hedge its negation may stand ("not always", "never quite"): a word between.
+_NEGATION_REACH = 40
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,10 @@ def added_hedges(claim: str, evidence: str) -> tuple[list[str], list[str]]:
     absent: list[str] = []
     for group in GROUPS:
         phrases = [
-            m.group(0) for m in group.claim.finditer(text) if not _NEGATED.search(text[: m.start()])
+            m.group(0)
+            for m in group.claim.finditer(text)
+            # Read just before the phrase: a claim dense with hedges stays linear.
+            if not _NEGATED.search(text, max(0, m.start() - _NEGATION_REACH), m.start())
         ]
         if not phrases:
             continue

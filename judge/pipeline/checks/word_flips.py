@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from judge.pipeline.checks.polarity_words import (
     COMPARATIVES,
@@ -28,7 +29,6 @@ from judge.pipeline.checks.polarity_words import (
     NOT_NEGATION,
     OPPOSITE,
     THAN,
-    plainly_in,
     word_stem,
 )
 from judge.pipeline.claims.sentences import content_words, word_form
@@ -73,27 +73,49 @@ def word_flip(claim: str, evidence: str) -> WordFlip | None:
     the same words."""
     tokens = [(m.group(0).casefold(), m.start(), m.end()) for m in _TOKEN.finditer(claim)]
     written = {word for word, _, _ in tokens}
-    ranked = sentence_index("evidence", evidence).rank(claim, top=TOP_SENTENCES)
+    in_evidence = _words_of(evidence)
+    ranked = [
+        sentence.text
+        for sentence in sentence_index("evidence", evidence).rank(claim, top=TOP_SENTENCES)
+        # "non-refundable, except when damaged" restates what it excepts
+        if not EXCEPTION.search(sentence.text)
+    ]
     claim_compares = THAN.search(claim) is not None
     for word, start, end in tokens:
-        wanted = _counterparts(word)
-        if not wanted or plainly_in(word, evidence):
+        if word in in_evidence:
             continue
-        around = _neighbours(claim, start, end)
+        wanted = _counterparts(word)
+        around: _Neighbours | None = None
         for sentence in ranked:
-            if EXCEPTION.search(sentence.text):
-                continue  # "non-refundable, except when damaged" restates what it excepts
-            if word in COMPARATIVES and (claim_compares or THAN.search(sentence.text)):
+            if word in COMPARATIVES and (claim_compares or THAN.search(sentence)):
                 continue  # "higher in A than in B" is "lower in B than in A"
-            for match in _TOKEN.finditer(sentence.text):
-                other = match.group(0).casefold()
-                if other in written or not _stems(other) & wanted:
+            index = _by_stem(sentence)
+            for other, at, until in (hit for stem in wanted for hit in index.get(stem, ())):
+                if other in written:
                     continue
-                there = _neighbours(sentence.text, match.start(), match.end())
+                around = around or _neighbours(claim, start, end)
+                there = _neighbours(sentence, at, until)
                 shared = len(around.before & there.before) + len(around.after & there.after)
                 if shared >= MIN_SHARED and around.negated == there.negated:
-                    return WordFlip(word, other, sentence.text, shared)
+                    return WordFlip(word, other, sentence, shared)
     return None
+
+
+@lru_cache(maxsize=16)
+def _words_of(evidence: str) -> frozenset[str]:
+    """The words an evidence text writes, casefolded: read once per text."""
+    return frozenset(m.group(0).casefold() for m in _TOKEN.finditer(evidence))
+
+
+@lru_cache(maxsize=256)
+def _by_stem(sentence: str) -> dict[str, tuple[tuple[str, int, int], ...]]:
+    """The words of an evidence sentence by each stem they are read as, with their offsets."""
+    index: dict[str, list[tuple[str, int, int]]] = {}
+    for match in _TOKEN.finditer(sentence):
+        word = match.group(0).casefold()
+        for stem in _stems(word):
+            index.setdefault(stem, []).append((word, match.start(), match.end()))
+    return {stem: tuple(hits) for stem, hits in index.items()}
 
 
 def _counterparts(word: str) -> frozenset[str]:
