@@ -28,6 +28,7 @@ _ABBREVIATION = re.compile(
     r"Sgt|Rev|Jr|Sr|Inc|Co|Corp|Ltd|No|vs))\.$"
 )
 NEIGHBOURS = 2
+_LOOK_BACK = 16
 # Names at least this long may be spelt one letter differently.
 _SPELLING_MIN = 5
 _SENTENCE_END = re.compile(r"[.!?]\s|\n")
@@ -244,7 +245,8 @@ def _is_dotted(token: str) -> bool:
 
 
 def _opens_sentence(text: str, start: int) -> bool:
-    before = text[:start].rstrip()
+    # The few characters before the word decide; copying all of them would be quadratic.
+    before = text[max(0, start - _LOOK_BACK) : start].rstrip()
     if before.endswith(".") and _ABBREVIATION.search(before):
         return False  # "Mr. Biden", "the U.S. Senate", "J. Smith"
     return not before or before.endswith(_SENTENCE_START)
