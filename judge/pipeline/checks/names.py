@@ -27,6 +27,7 @@ from judge.pipeline.checks.name_mentions import (
     name_runs,
     word_key,
 )
+from judge.pipeline.checks.outcome import flagged
 from judge.pipeline.checks.text import normalise
 from judge.pipeline.claims.sentences import content_words, word_form
 from judge.pipeline.entail.select import sentence_index
@@ -68,14 +69,13 @@ class NameCheck:
             if swap is None:
                 continue
             other, clause, overlap = swap
-            confident = overlap >= CONFIDENT_OVERLAP
-            return CheckOutcome(
-                check=self.name,
-                status=CheckStatus.FAILED if confident else CheckStatus.NEEDS_REVIEW,
-                label=Label.NAME_MISMATCH if confident else Label.NEEDS_REVIEW,
-                detail=f"Name {' '.join(run.words)!r} not found in the cited evidence, which "
-                f"names {' '.join(other.words)!r} in its place: {clause!r}",
-                missing=tuple(words),
+            return flagged(
+                self.name,
+                Label.NAME_MISMATCH,
+                f"Name {' '.join(run.words)!r} not found in the cited evidence, which names "
+                f"{' '.join(other.words)!r} in its place: {clause!r}",
+                words,
+                confident=overlap >= CONFIDENT_OVERLAP,
             )
         if not absent:
             return _passed(self.name, "names found in the cited evidence")

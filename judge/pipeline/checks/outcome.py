@@ -29,3 +29,16 @@ def missing(
     if how:
         detail += f" ({how})"
     return CheckOutcome(check=check, status=status, label=label, detail=detail, missing=unique)
+
+
+def flagged(
+    check: str, label: Label, detail: str, missing: Sequence[str], *, confident: bool
+) -> CheckOutcome:
+    """A failure labelled ``label`` where the check is confident, else one for review."""
+    return CheckOutcome(
+        check=check,
+        status=CheckStatus.FAILED if confident else CheckStatus.NEEDS_REVIEW,
+        label=label if confident else Label.NEEDS_REVIEW,
+        detail=detail,
+        missing=tuple(missing),
+    )

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from judge.pipeline.checks.converses import converse_flip
+from judge.pipeline.checks.outcome import flagged
 from judge.pipeline.checks.polarity_words import (
     COMPARATIVES,
     EXCEPTION,
@@ -137,16 +138,12 @@ class PolarityCheck:
                 status=CheckStatus.PASSED,
                 detail=f"the claim keeps the polarity of the evidence: {clause.text!r}",
             )
-        if overlap >= CONFIDENT_OVERLAP:
-            status, label = CheckStatus.FAILED, Label.CONTRADICTED
-        else:
-            status, label = CheckStatus.NEEDS_REVIEW, Label.NEEDS_REVIEW
-        return CheckOutcome(
-            check=self.name,
-            status=status,
-            label=label,
-            detail=f"{flip}: claim {text!r}, evidence {clause.text!r}",
-            missing=(text,),
+        return flagged(
+            self.name,
+            Label.CONTRADICTED,
+            f"{flip}: claim {text!r}, evidence {clause.text!r}",
+            (text,),
+            confident=overlap >= CONFIDENT_OVERLAP,
         )
 
     def _word_flip(self, claim: str, evidence: str) -> CheckOutcome | None:
@@ -155,14 +152,13 @@ class PolarityCheck:
         flip = word_flip(claim, normalise(evidence))
         if flip is None:
             return None
-        confident = flip.shared >= CONFIDENT_NEIGHBOURS
-        return CheckOutcome(
-            check=self.name,
-            status=CheckStatus.FAILED if confident else CheckStatus.NEEDS_REVIEW,
-            label=Label.CONTRADICTED if confident else Label.NEEDS_REVIEW,
-            detail=f"the claim says {flip.said!r} where the evidence says {flip.instead!r} of "
-            f"the same words: claim {claim!r}, evidence {flip.sentence!r}",
-            missing=(claim,),
+        return flagged(
+            self.name,
+            Label.CONTRADICTED,
+            f"the claim says {flip.said!r} where the evidence says {flip.instead!r} of the same "
+            f"words: claim {claim!r}, evidence {flip.sentence!r}",
+            (claim,),
+            confident=flip.shared >= CONFIDENT_NEIGHBOURS,
         )
 
 
