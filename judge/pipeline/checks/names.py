@@ -4,8 +4,8 @@ A 1.5B judge reads "neural gain in EOG-SSVEP power" as "neural gain in EEG-SSVEP
 "the Illinois Coalition Against Sexual Assault" as the evidence's "... Against Domestic
 Violence". Here a name of the claim that the cited evidence never writes (in any of the forms
 :mod:`name_mentions` allows) is a swap when the evidence clause that restates the claim's clause
-names something else in its place: a name sharing the claim name's first or last words, or one
-with the same word before or after it.
+names something else in its place: a name sharing the claim name's first or last words, one
+with the same content word next to it, or one with two of the same words around it.
 
 A name the evidence does not write, with nothing named in its place, is left to the judge:
 news claims name the journal or the university that an abstract leaves out, and that is for the
