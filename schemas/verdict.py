@@ -70,6 +70,8 @@ class CheckOutcome(BaseModel):
     label: Label | None = None  # the verdict label when the check failed
     detail: str = ""
     missing: tuple[str, ...] = ()  # tokens of the claim absent from the evidence
+    # The evidence sentence a failure was read against, when the check compares with one.
+    evidence_sentence: str = ""
 
 
 class EvidenceSpan(BaseModel):

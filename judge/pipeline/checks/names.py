@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from judge.pipeline.checks.name_mentions import (
     NameForms,
@@ -68,14 +69,14 @@ class NameCheck:
             swap = _replacement(text, source, run, context, by_clause=of_clause)
             if swap is None:
                 continue
-            other, clause, overlap = swap
             return flagged(
                 self.name,
                 Label.NAME_MISMATCH,
                 f"Name {' '.join(run.words)!r} not found in the cited evidence, which names "
-                f"{' '.join(other.words)!r} in its place: {clause!r}",
+                f"{' '.join(swap.other.words)!r} in its place: {swap.clause!r}",
                 words,
-                confident=overlap >= CONFIDENT_OVERLAP,
+                confident=swap.overlap >= CONFIDENT_OVERLAP,
+                sentence=swap.sentence,
             )
         if not absent:
             return _passed(self.name, "names found in the cited evidence")
@@ -103,9 +104,17 @@ def _context(text: str, run: NameRun, absent: set[str]) -> tuple[set[str], bool]
     return _forms(text) - absent, False
 
 
+@dataclass(frozen=True)
+class _Swap:
+    other: NameRun  # the evidence's name in the claim name's place
+    clause: str  # the evidence clause (or sentence) restating the claim's
+    sentence: str
+    overlap: float  # the share of the claim clause's words it holds
+
+
 def _replacement(
     claim: str, source: str, run: NameRun, context: set[str], *, by_clause: bool
-) -> tuple[NameRun, str, float] | None:
+) -> _Swap | None:
     """A name of the evidence clause (or sentence, unless ``by_clause``) that restates
     ``run``'s, in ``run``'s place."""
     claim_keys = {word_key(word) for other in name_runs(claim) for word in other.words}
@@ -121,7 +130,7 @@ def _replacement(
                 if is_acronym_of(run, other):
                     continue
                 if _aligned(run, other):
-                    return other, text[start:end].strip(" ,;:()[]-–—"), overlap
+                    return _Swap(other, text[start:end].strip(" ,;:()[]-–—"), text, overlap)
     return None
 
 

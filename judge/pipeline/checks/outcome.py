@@ -32,13 +32,21 @@ def missing(
 
 
 def flagged(
-    check: str, label: Label, detail: str, missing: Sequence[str], *, confident: bool
+    check: str,
+    label: Label,
+    detail: str,
+    missing: Sequence[str],
+    *,
+    confident: bool,
+    sentence: str = "",
 ) -> CheckOutcome:
-    """A failure labelled ``label`` where the check is confident, else one for review."""
+    """A failure labelled ``label`` where the check is confident, else one for review, read
+    against the evidence ``sentence`` when there is one."""
     return CheckOutcome(
         check=check,
         status=CheckStatus.FAILED if confident else CheckStatus.NEEDS_REVIEW,
         label=label if confident else Label.NEEDS_REVIEW,
         detail=detail,
         missing=tuple(missing),
+        evidence_sentence=sentence,
     )

@@ -129,6 +129,7 @@ class PolarityCheck:
                 detail=f"the claim states without exception what the evidence limits: "
                 f"claim {text!r}, evidence {sentence!r}",
                 missing=(text,),
+                evidence_sentence=sentence,
             )
         if flip is None:
             if (flipped := self._word_flip(text, evidence)) is not None:
@@ -144,6 +145,7 @@ class PolarityCheck:
             f"{flip}: claim {text!r}, evidence {clause.text!r}",
             (text,),
             confident=overlap >= CONFIDENT_OVERLAP,
+            sentence=sentence,
         )
 
     def _word_flip(self, claim: str, evidence: str) -> CheckOutcome | None:
@@ -159,6 +161,7 @@ class PolarityCheck:
             f"words: claim {claim!r}, evidence {flip.sentence!r}",
             (claim,),
             confident=flip.shared >= CONFIDENT_NEIGHBOURS,
+            sentence=flip.sentence,
         )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from judge.pipeline.align import Alignment, AlignmentStatus
+from judge.pipeline.entail.pointers import check_pointer
 from judge.pipeline.ledger import passages_text
 from judge.protocols import Check
 from judge.schemas import CheckOutcome, CheckStatus, ClaimVerdict, EvidenceLedger, Label
@@ -51,5 +52,14 @@ def pre_judge(
                 else Label.UNSUPPORTED
             )
             reason = f"{outcome.detail} (checked against {', '.join(alignment.checked_ids)})"
-            return ClaimVerdict(claim=claim, label=label, reason=reason, checks=outcomes), outcomes
+            passages = [p for pid in alignment.checked_ids if (p := ledger.get(pid)) is not None]
+            pointer = (
+                check_pointer(outcome.evidence_sentence, passages)
+                if outcome.evidence_sentence
+                else []
+            )
+            verdict = ClaimVerdict(
+                claim=claim, label=label, reason=reason, evidence=pointer, checks=outcomes
+            )
+            return verdict, outcomes
     return None, outcomes

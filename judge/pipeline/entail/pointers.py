@@ -40,6 +40,13 @@ def sentence_pointers(
     return [_evidence(s) for s in _covering(claim_text, inside)]
 
 
+def check_pointer(sentence: str, passages: Sequence[Passage]) -> list[EvidenceSpan]:
+    """The passage sentence an exact check read (``sentence``, as the check normalised it):
+    the best match for it among ``passages``' sentences; empty when none shares a word."""
+    ranked = rank_sentences(sentence, passages)
+    return [_evidence(ranked[0])] if ranked else []
+
+
 def _covering(claim_text: str, ranked: list[SelectedSpan]) -> list[SelectedSpan]:
     if not ranked:
         return []

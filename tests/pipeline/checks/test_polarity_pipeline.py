@@ -46,6 +46,32 @@ async def test_shipping_fee_claim_is_contradicted_even_when_the_judge_says_yes()
     assert response.action is Action.BLOCK
     # Decided by the check: the claim never reached the judge.
     assert not any("Shipping fees" in fenced(r).get("CLAIM", "") for r in fake.requests)
+    # It points at the passage sentence it was read against, by offsets into that passage.
+    passages = {p["id"]: p["text"] for p in request["evidence"]}
+    [pointer] = shipping.evidence
+    assert pointer.passage_id == "S2"
+    assert passages["S2"][pointer.start : pointer.end] == pointer.text
+    assert pointer.text == "Shipping fees are non-refundable, except when the item arrived damaged."
+
+
+async def test_a_swapped_name_points_at_the_sentence_that_names_another() -> None:
+    text = (
+        "Revenue rose 8%. Its largest customer, Nordvik Energy, accounted for 14% of revenue. "
+        "The yard delivered four vessels."
+    )
+    request: dict[str, Any] = {
+        "evidence": [{"id": "F3", "text": text}],
+        "answer": "Halvard Shipping accounted for 14% of revenue [F3].",
+    }
+    fake = FakeJudgeServer(rule_based_judge)
+    settings = fake_settings(check_conclusion=False)
+    response = await verify(request, settings, judge=fake.judge(settings))
+    [verdict] = response.verdicts
+    assert verdict.label is Label.NAME_MISMATCH
+    assert response.action is Action.BLOCK
+    [pointer] = verdict.evidence
+    assert text[pointer.start : pointer.end] == pointer.text
+    assert pointer.text == "Its largest customer, Nordvik Energy, accounted for 14% of revenue."
 
 
 async def test_without_the_polarity_check_the_yes_judge_would_pass_it() -> None:
