@@ -10,25 +10,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from judge.pipeline.claims.sentences import content_words, word_form
+from judge.pipeline.claims.sentences import content_forms
 from judge.redteam.model import Expectation, Seed, Sentence, Variant
 from judge.redteam.transforms import numbers_in
 
 T = TypeVar("T")
 
 
-def _forms(text: str) -> set[str]:
-    return {word_form(w) for w, _, _ in content_words(text)}
-
-
 def support_ratio(seed: Seed, sentence: Sentence) -> float:
     """The share of the sentence's content words found in its cited passages (0 uncited), less
     one when a number of the sentence is not in them (that sentence is surely false)."""
-    words = _forms(sentence.text)
+    words = content_forms(sentence.text)
     if not words or not sentence.cites:
         return 0.0
     evidence = seed.cited_text(sentence)
-    ratio = len(words & _forms(evidence)) / len(words)
+    ratio = len(words & content_forms(evidence)) / len(words)
     numbers = [sentence.text[s:e] for s, e in numbers_in(sentence.text)]
     if any(not in_evidence(n, evidence) for n in numbers):
         ratio -= 1.0

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from judge.pipeline.claims.sentences import content_words, word_form
+from judge.pipeline.claims.sentences import content_forms, content_words, word_form
 
 _PAIRS: tuple[tuple[str, str], ...] = (
     ("before", "after"),
@@ -75,13 +75,17 @@ def converse_flip(claim: str, evidence: str) -> Converse | None:
     evidence_words = _converse_words(evidence)
     written_there = {word for word, _ in evidence_words}
     written_here = {word for word, _ in claim_words}
+    shared = (content_forms(claim) & content_forms(evidence)) - set(CONVERSES)
+    if len(shared) < MIN_SHARED:
+        return None
+    compared = bool(_THAN.search(claim) or _THAN.search(evidence))
     for said, at in claim_words:
         if said in written_there:
             continue
         for instead, there in evidence_words:
             if instead not in CONVERSES[said] or instead in written_here:
                 continue
-            if _same_order_around(claim, at, evidence, there):
+            if _same_order_around(claim, at, evidence, there, shared, compared=compared):
                 return Converse(said, instead)
     return None
 
@@ -97,18 +101,18 @@ def _converse_words(text: str) -> list[tuple[str, int]]:
     return found
 
 
-def _same_order_around(claim: str, at: int, evidence: str, there: int) -> bool:
-    """Whether the words both sides share come in the same order before the converse word,
-    and after it in the same order, or in any order where neither side compares with a
-    "than" ("after the warehouse receives the item" restates "after the item is received at
-    the warehouse"; "higher in Paris than in Rome" is not "lower in Rome than in Paris")."""
-    shared = _forms(claim) & _forms(evidence)
-    if len(shared) < MIN_SHARED:
-        return False
+def _same_order_around(
+    claim: str, at: int, evidence: str, there: int, shared: set[str], *, compared: bool
+) -> bool:
+    """Whether the words both sides share (``shared``) come in the same order before the
+    converse word, and after it in the same order, or in any order where neither side
+    compares with a "than" (``compared``): "after the warehouse receives the item" restates
+    "after the item is received at the warehouse"; "higher in Paris than in Rome" is not
+    "lower in Rome than in Paris"."""
     if _ordered(claim[:at], shared) != _ordered(evidence[:there], shared):
         return False
     after, after_there = _ordered(claim[at:], shared), _ordered(evidence[there:], shared)
-    if _THAN.search(claim) or _THAN.search(evidence):
+    if compared:
         return after == after_there
     return set(after) == set(after_there)
 
@@ -121,7 +125,3 @@ def _ordered(text: str, shared: set[str]) -> list[str]:
         if form in shared and form not in CONVERSES:
             seen.setdefault(form)
     return list(seen)
-
-
-def _forms(text: str) -> set[str]:
-    return {word_form(word) for word, _, _ in content_words(text)} - set(CONVERSES)

@@ -15,6 +15,7 @@ parts of a hyphenated or dotted word, in a form sharing its stem ("China" for "C
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -268,7 +269,7 @@ def _one_edit(one: str, other: str) -> bool:
         return False
     if len(one) > len(other):
         one, other = other, one
-    start = next((i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b), len(one))
+    start = shared_start(one, other)
     if len(one) == len(other):
         return one[start + 1 :] == other[start + 1 :]
     return one[start:] == other[start + 1 :]
@@ -277,11 +278,15 @@ def _one_edit(one: str, other: str) -> bool:
 def _same_stem(one: str, other: str) -> bool:
     """Whether two word keys share a start that leaves at most two letters of the shorter
     word, and at least four letters: "chinese" and "china", "peruvian" and "peru"."""
-    shared = next(
+    return shared_start(one, other) >= max(4, min(len(one), len(other)) - 2)
+
+
+def shared_start(one: Sequence[str], other: Sequence[str]) -> int:
+    """How many items (letters of two words, words of two names) the two start with alike."""
+    return next(
         (i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b),
         min(len(one), len(other)),
     )
-    return shared >= max(4, min(len(one), len(other)) - 2)
 
 
 def _initials_of(words: tuple[str, ...]) -> set[str]:
@@ -307,9 +312,6 @@ def _phrase_initials(text: str) -> set[str]:
         while phrase and phrase[-1].casefold() in _INITIALS_CONNECTORS:
             phrase.pop()
         if len(phrase) >= 2:
-            plain = "".join(word[0].upper() for word in phrase if word[:1].isupper())
-            joined = "".join(word[0].upper() for word in phrase)
-            for spelled in (plain, joined):
-                found |= {spelled[:size] for size in range(2, len(spelled) + 1)}
+            found |= _initials_of(tuple(phrase))
         phrase = []
     return found

@@ -16,7 +16,6 @@ other content words; with fewer, ``needs_review``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from judge.pipeline.checks.name_mentions import (
@@ -26,11 +25,12 @@ from judge.pipeline.checks.name_mentions import (
     is_connector,
     name_forms,
     name_runs,
+    shared_start,
     word_key,
 )
 from judge.pipeline.checks.outcome import flagged
 from judge.pipeline.checks.text import normalise
-from judge.pipeline.claims.sentences import content_words, word_form
+from judge.pipeline.claims.sentences import content_forms, content_words, word_form
 from judge.pipeline.entail.select import sentence_index
 from judge.schemas import CheckOutcome, CheckStatus, Label
 
@@ -62,11 +62,12 @@ class NameCheck:
         absent = [(run, _absent_words(run, forms)) for run in runs]
         absent = [(run, words) for run, words in absent if words]
         absent_forms = {word_form(word) for _, words in absent for word in words}
+        claim_keys = {word_key(word) for run in runs for word in run.words}
         for run, words in absent:
             context, of_clause = _context(text, run, absent_forms)
             if len(context) < MIN_CONTEXT_WORDS:
                 continue
-            swap = _replacement(text, source, run, context, by_clause=of_clause)
+            swap = _replacement(text, source, run, context, claim_keys, by_clause=of_clause)
             if swap is None:
                 continue
             return flagged(
@@ -98,10 +99,10 @@ def _context(text: str, run: NameRun, absent: set[str]) -> tuple[set[str], bool]
     """The content words (forms) of the claim clause holding ``run`` but the absent names, or
     of the whole claim when that clause says too little; and whether they are the clause's."""
     start, end = _clause_bounds(text, run.start, run.end)
-    words = _forms(text[start:end]) - absent
+    words = content_forms(text[start:end]) - absent
     if len(words) >= MIN_CONTEXT_WORDS:
         return words, True
-    return _forms(text) - absent, False
+    return content_forms(text) - absent, False
 
 
 @dataclass(frozen=True)
@@ -113,11 +114,17 @@ class _Swap:
 
 
 def _replacement(
-    claim: str, source: str, run: NameRun, context: set[str], *, by_clause: bool
+    claim: str,
+    source: str,
+    run: NameRun,
+    context: set[str],
+    claim_keys: set[str],
+    *,
+    by_clause: bool,
 ) -> _Swap | None:
     """A name of the evidence clause (or sentence, unless ``by_clause``) that restates
-    ``run``'s, in ``run``'s place."""
-    claim_keys = {word_key(word) for other in name_runs(claim) for word in other.words}
+    ``run``'s, in ``run``'s place, and none of whose words the claim's names (``claim_keys``)
+    hold."""
     ranked = sentence_index("evidence", source).rank(claim, top=TOP_SENTENCES)
     for sentence in ranked:
         text = sentence.text
@@ -144,12 +151,12 @@ def _restating_spans(
     if by_clause:
         start = 0
         for cut in [*(m.start() for m in _CLAUSE_BREAK.finditer(text)), len(text)]:
-            overlap = len(context & _forms(text[start:cut])) / len(context)
+            overlap = len(context & content_forms(text[start:cut])) / len(context)
             if overlap >= REVIEW_OVERLAP:
                 spans.append((start, cut, overlap))
             start = cut
         spans.sort(key=lambda span: -span[2])
-    overlap = len(context & _forms(text)) / len(context)
+    overlap = len(context & content_forms(text)) / len(context)
     if overlap >= REVIEW_OVERLAP:
         spans.append((0, len(text), overlap))
     return spans
@@ -161,8 +168,8 @@ def _aligned(claim: NameRun, evidence: NameRun) -> bool:
     words around them ("In England, 9 per cent" for "In Wales, 9 per cent")."""
     one = [word_key(word) for word in claim.words]
     other = [word_key(word) for word in evidence.words]
-    head = _shared_length(one, other)
-    tail = _shared_length(one[::-1], other[::-1])
+    head = shared_start(one, other)
+    tail = shared_start(one[::-1], other[::-1])
     if (head or tail) and min(len(one), len(other)) > head + tail:
         return True
     sides = ((claim.before, evidence.before), (claim.after, evidence.after))
@@ -173,24 +180,11 @@ def _aligned(claim: NameRun, evidence: NameRun) -> bool:
     return same >= 2
 
 
-def _shared_length(one: Sequence[str], other: Sequence[str]) -> int:
-    count = 0
-    for left, right in zip(one, other, strict=False):
-        if left != right:
-            break
-        count += 1
-    return count
-
-
 def _clause_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     cuts = [m.start() for m in _CLAUSE_BREAK.finditer(text)]
     before = max((cut for cut in cuts if cut <= start), default=0)
     after = min((cut for cut in cuts if cut >= end), default=len(text))
     return before, after
-
-
-def _forms(text: str) -> set[str]:
-    return {word_form(word) for word, _, _ in content_words(text)}
 
 
 def _passed(check: str, detail: str) -> CheckOutcome:

@@ -26,7 +26,7 @@ from judge.pipeline.checks.number_slots import kind as _kind
 from judge.pipeline.checks.numbers import claim_quantities
 from judge.pipeline.checks.quantities import Quantity, find_quantities
 from judge.pipeline.checks.text import normalise
-from judge.pipeline.claims.sentences import content_words, word_form
+from judge.pipeline.claims.sentences import content_forms, content_words, word_form
 from judge.pipeline.entail.select import sentence_index
 from judge.schemas import CheckOutcome, CheckStatus, Label
 
@@ -142,7 +142,7 @@ def _restating(
     """The evidence sentences that hold most of ``wanted``, best first, with their numbers."""
     found: list[tuple[float, str, list[Quantity]]] = []
     for sentence in sentence_index("evidence", evidence).rank(claim, top=TOP_SENTENCES):
-        held = wanted & {word_form(word) for word, _, _ in content_words(sentence.text)}
+        held = wanted & content_forms(sentence.text)
         share = len(held) / len(wanted)
         if share >= RESTATING_OVERLAP:
             found.append((share, sentence.text, find_quantities(sentence.text)))

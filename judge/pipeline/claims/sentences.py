@@ -106,6 +106,11 @@ def content_words(text: str) -> list[tuple[str, int, int]]:
     return [w for w in words(text) if _is_content(w[0])]
 
 
+def content_forms(text: str) -> set[str]:
+    """The :func:`word_form` of each content word of ``text``: what two texts share."""
+    return {word_form(word) for word, _, _ in content_words(text)}
+
+
 def _is_content(word: str) -> bool:
     lowered = word.lower().replace("’", "'")
     if any(ch.isdigit() for ch in lowered):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judge.pipeline.claims.sentences import content_words, word_form
+from judge.pipeline.claims.sentences import content_forms
 from judge.pipeline.entail.select import SelectedSpan, rank_sentences
 from judge.pipeline.entail.types import Premise
 from judge.schemas import EvidenceSpan, Passage
@@ -50,21 +50,17 @@ def check_pointer(sentence: str, passages: Sequence[Passage]) -> list[EvidenceSp
 def _covering(claim_text: str, ranked: list[SelectedSpan]) -> list[SelectedSpan]:
     if not ranked:
         return []
-    wanted = _forms(claim_text)
+    wanted = content_forms(claim_text)
     chosen = [ranked[0]]
-    covered = _forms(ranked[0].text) & wanted
+    covered = content_forms(ranked[0].text) & wanted
     for sentence in ranked[1:]:
         if len(chosen) == POINTER_SENTENCES or sentence.score <= SECOND_SENTENCE_SCORE:
             break
-        adds = (_forms(sentence.text) & wanted) - covered
+        adds = (content_forms(sentence.text) & wanted) - covered
         if adds:
             chosen.append(sentence)
             covered |= adds
     return sorted(chosen, key=lambda s: (s.passage_id, s.start))
-
-
-def _forms(text: str) -> set[str]:
-    return {word_form(word) for word, _, _ in content_words(text)}
 
 
 def _overlaps(sentence: SelectedSpan, quote: EvidenceSpan) -> bool:
