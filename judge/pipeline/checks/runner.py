@@ -9,7 +9,15 @@ from judge.pipeline.align import Alignment, AlignmentStatus
 from judge.pipeline.entail.pointers import check_pointer
 from judge.pipeline.ledger import passages_text
 from judge.protocols import Check
-from judge.schemas import CheckOutcome, CheckStatus, ClaimVerdict, EvidenceLedger, Label
+from judge.schemas import (
+    CheckOutcome,
+    CheckStatus,
+    ClaimVerdict,
+    EvidenceLedger,
+    EvidenceSpan,
+    Label,
+    Passage,
+)
 
 
 def pre_judge(
@@ -32,10 +40,12 @@ def pre_judge(
         ), []
 
     evidence = passages_text(ledger, alignment.checked_ids)
+    passages = [p for pid in alignment.checked_ids if (p := ledger.get(pid)) is not None]
     outcomes: list[CheckOutcome] = []
     for check in checks:
         try:
             outcome = check(claim.text, evidence)
+            pointer = _pointer(outcome, passages)
         except Exception as exc:
             error = f"check {check.name} failed: {type(exc).__name__}: {exc}"
             verdict = ClaimVerdict(
@@ -52,14 +62,16 @@ def pre_judge(
                 else Label.UNSUPPORTED
             )
             reason = f"{outcome.detail} (checked against {', '.join(alignment.checked_ids)})"
-            passages = [p for pid in alignment.checked_ids if (p := ledger.get(pid)) is not None]
-            pointer = (
-                check_pointer(outcome.evidence_sentence, passages)
-                if outcome.evidence_sentence
-                else []
-            )
             verdict = ClaimVerdict(
                 claim=claim, label=label, reason=reason, evidence=pointer, checks=outcomes
             )
             return verdict, outcomes
     return None, outcomes
+
+
+def _pointer(outcome: CheckOutcome | None, passages: Sequence[Passage]) -> list[EvidenceSpan]:
+    """The passage sentence a failing outcome was read against, where it names one; found
+    inside the check's guard, so a fault here fails the claim closed as the check's would."""
+    if outcome is None or outcome.status is CheckStatus.PASSED or not outcome.evidence_sentence:
+        return []
+    return check_pointer(outcome.evidence_sentence, passages)

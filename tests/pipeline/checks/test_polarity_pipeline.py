@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from judge.pipeline.entail.windows import build_premises
 from judge.pipeline.runner import verify
 from judge.schemas import Action, Claim, Label, Passage
@@ -88,3 +90,20 @@ async def test_without_the_polarity_check_the_yes_judge_would_pass_it() -> None:
     )[0]
     result = await judge.entail(claim, premise)
     assert result.label == "supported"
+
+
+async def test_a_fault_finding_the_pointer_fails_the_claim_closed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(sentence: str, passages: object) -> list[object]:
+        raise RuntimeError("index gone")
+
+    monkeypatch.setattr("judge.pipeline.checks.runner.check_pointer", broken)
+    request = json.loads((EXAMPLES / "refund_policy.json").read_text("utf-8"))
+    fake = FakeJudgeServer(rule_based_judge)
+    settings = fake_settings(check_conclusion=False)
+    response = await verify(request, settings, judge=fake.judge(settings))
+    shipping = next(v for v in response.verdicts if v.claim.text.startswith("Shipping fees"))
+    assert shipping.label is Label.VERIFIER_ERROR
+    assert shipping.error is not None and "index gone" in shipping.error
+    assert response.action is Action.BLOCK
