@@ -7,6 +7,12 @@ Violence". Here a name of the claim that the cited evidence never writes (in any
 names something else in its place: a name sharing the claim name's first or last words, one
 with the same content word next to it, or one with two of the same words around it.
 
+A name the evidence does write can still be in the wrong place: "Store credit can be used in
+any Plus store [R3, R2]" where R3 says "any Brightline store" and R2 mentions the Plus
+programme. That is a swap when the evidence sentence that restates the claim (nearly all its
+other content words) lacks the name and names another with the same words on both sides of
+it, and no evidence sentence that writes the name restates the claim as well.
+
 A name the evidence does not write, with nothing named in its place, is left to the judge:
 news claims name the journal or the university that an abstract leaves out, and that is for the
 judge to weigh, not a swap. Confident when the clause holds (nearly) all the claim clause's
@@ -31,7 +37,7 @@ from judge.pipeline.checks.name_mentions import (
 from judge.pipeline.checks.outcome import flagged
 from judge.pipeline.checks.text import normalise
 from judge.pipeline.claims.sentences import content_forms, content_words, word_form
-from judge.pipeline.entail.select import sentence_index
+from judge.pipeline.entail.select import SelectedSpan, sentence_index
 from judge.schemas import CheckOutcome, CheckStatus, Label
 
 # Share of the claim clause's other content words the evidence clause must hold.
@@ -41,6 +47,8 @@ REVIEW_OVERLAP = 0.6
 MIN_CONTEXT_WORDS = 2
 # Evidence sentences read for the claim, best-matching first.
 TOP_SENTENCES = 3
+# A name the evidence writes is read as moved only against this much context.
+MOVED_MIN_CONTEXT_WORDS = 3
 
 _CLAUSE_BREAK = re.compile(
     r"[,;:()\[\]]|\s[-–—]\s|\b(?:and|but|or|while|whereas|although|though)\b", re.IGNORECASE
@@ -80,6 +88,19 @@ class NameCheck:
                 sentence=swap.sentence,
             )
         if not absent:
+            for run in runs:
+                moved = _moved(text, source, run, claim_keys)
+                if moved is not None:
+                    return flagged(
+                        self.name,
+                        Label.NAME_MISMATCH,
+                        f"Name {' '.join(run.words)!r} is not in the evidence sentence that "
+                        f"restates the claim, which names {' '.join(moved.other.words)!r} in "
+                        f"its place: {moved.clause!r}",
+                        list(run.words),
+                        confident=True,
+                        sentence=moved.sentence,
+                    )
             return _passed(self.name, "names found in the cited evidence")
         listed = ", ".join(repr(" ".join(run.words)) for run, _ in absent)
         return _passed(
@@ -139,6 +160,82 @@ def _replacement(
                 if _aligned(run, other):
                     return _Swap(other, text[start:end].strip(" ,;:()[]-–—"), text, overlap)
     return None
+
+
+def _moved(claim: str, source: str, run: NameRun, claim_keys: set[str]) -> _Swap | None:
+    """A name of the evidence sentence restating the claim, standing where ``run`` stands
+    (the same word on both sides, or the same two words after a name that opens the claim),
+    in a sentence that does not write ``run``, when no sentence that writes it restates the
+    claim too."""
+    own = {word_form(word) for word in run.words}
+    context, of_clause = _context(claim, run, own)
+    if len(context) < MOVED_MIN_CONTEXT_WORDS:
+        return None
+    ranked = sentence_index("evidence", source).rank(claim)
+    swap = _swap_in(ranked[:TOP_SENTENCES], run, context, claim_keys, by_clause=of_clause)
+    if swap is None:
+        return None
+    for sentence in ranked:
+        if _restating_spans(sentence.text, context, by_clause=of_clause) and _writes(
+            sentence.text, run
+        ):
+            return None  # the evidence says it of this name too
+    return swap
+
+
+def _swap_in(
+    sentences: list[SelectedSpan],
+    run: NameRun,
+    context: set[str],
+    claim_keys: set[str],
+    *,
+    by_clause: bool,
+) -> _Swap | None:
+    """The first name of ``sentences`` in ``run``'s place, in a clause that restates the
+    claim confidently and in a sentence that does not write ``run``."""
+    for sentence in sentences:
+        text = sentence.text
+        if _writes(text, run):
+            continue
+        for start, end, overlap in _restating_spans(text, context, by_clause=by_clause):
+            if overlap < CONFIDENT_OVERLAP:
+                continue
+            for other in name_runs(text):
+                if other.start < start or other.end > end:
+                    continue
+                if any(word_key(word) in claim_keys for word in other.words):
+                    continue
+                if not is_acronym_of(run, other) and _in_place(run, other):
+                    return _Swap(other, text[start:end].strip(" ,;:()[]-–—"), text, overlap)
+    return None
+
+
+def _writes(text: str, run: NameRun) -> bool:
+    """Whether ``text`` writes ``run``, or any of its words, in a form a name may take."""
+    forms = name_forms(text)
+    return forms.spells(run) or any(
+        forms.holds(word) for word in run.words if not is_connector(word)
+    )
+
+
+def _in_place(claim: NameRun, evidence: NameRun) -> bool:
+    """The same word on both sides ("any Plus store" for "any Brightline store"), or, for a
+    name that opens the claim, the same two words after it with a content word among them."""
+
+    def same(mine: tuple[str, ...], theirs: tuple[str, ...], size: int) -> bool:
+        return (
+            len(mine) >= size
+            and len(theirs) >= size
+            and all(
+                word_form(a) == word_form(b)
+                for a, b in zip(mine[:size], theirs[:size], strict=True)
+            )
+        )
+
+    if claim.before:
+        return same(claim.before, evidence.before, 1) and same(claim.after, evidence.after, 1)
+    two_after = same(claim.after, evidence.after, 2)
+    return two_after and any(content_words(word) for word in claim.after[:2])
 
 
 def _restating_spans(

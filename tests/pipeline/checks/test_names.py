@@ -177,3 +177,64 @@ def test_name_forms_hold_the_forms_a_name_takes() -> None:
     assert forms.holds("Zelensky")
     assert not forms.holds("Japan")
     assert not forms.holds("EOG") and name_forms("EEG power").holds("EEG")
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "said", "instead"),
+    [
+        (
+            "Store credit can be used in any Plus store.",
+            "Return labels are free for members of the Plus programme. Store credit from "
+            "returns does not expire and can be used in any Brightline store.",
+            "Plus",
+            "Brightline",
+        ),
+        (
+            "Halvard Shipping accounted for 14% of revenue.",
+            "Halvard Shipping reported revenue of 2.3 billion. Its largest customer, Nordvik "
+            "Energy, accounted for 14% of revenue.",
+            "Halvard Shipping",
+            "Nordvik Energy",
+        ),
+        (
+            "Tessera now requires Orbis 3.10 or later.",
+            "Tessera now requires Python 3.10 or later. Tessera Cloud customers are upgraded "
+            "by the Orbis team.",
+            "Orbis",
+            "Python",
+        ),
+    ],
+)
+def test_a_name_moved_from_another_sentence_fails(
+    claim: str, evidence: str, said: str, instead: str
+) -> None:
+    outcome = CHECK(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is CheckStatus.FAILED
+    assert outcome.label is Label.NAME_MISMATCH
+    assert repr(said) in outcome.detail and repr(instead) in outcome.detail
+    assert instead in outcome.evidence_sentence and said not in outcome.evidence_sentence
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # Another sentence says the same of the claim's name.
+        (
+            "Store credit can be used in any Plus store.",
+            "Store credit can be used in any Brightline store. Store credit can be used in "
+            "any Plus store too.",
+        ),
+        # The restating sentence has another name, but not in the claim name's place.
+        (
+            "Dr. Osei's group works from the Tromsø campus.",
+            "Dr. Amara Osei has led the Battery Materials Group since 2021. The Battery "
+            "Materials Group works from the Tromsø campus.",
+        ),
+        # Too little context to read a place from.
+        ("Halvard won.", "Halvard Shipping reported revenue. Nordvik won."),
+    ],
+)
+def test_a_name_in_its_own_place_or_said_of_it_elsewhere_passes(claim: str, evidence: str) -> None:
+    outcome = CHECK(claim, evidence)
+    assert outcome is None or outcome.status is CheckStatus.PASSED
