@@ -20,6 +20,8 @@ read, and a claim the evidence does not restate closely is left to the judge.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from judge.pipeline.checks.matching import found_in, same_quantity
 from judge.pipeline.checks.number_slots import Mention, evidence_mentions, mentions
 from judge.pipeline.checks.number_slots import kind as _kind
@@ -62,7 +64,7 @@ class NumberPlacementCheck:
         # Clauses end at every number the claim writes, as in the evidence (evidence_mentions):
         # "6-foot-4" read with its "4" on one side only would lend the "4"'s words to "6-foot".
         slots = {mention.quantity: mention for mention in mentions(text, find_quantities(text))}
-        moved: list[tuple[Quantity, str]] = []
+        moved: list[tuple[Quantity, _Moved]] = []
         for number in numbers:
             found = _moved_in_sentence(number, text, restating) or _moved_in_slot(
                 slots[number], evidence
@@ -79,19 +81,26 @@ class NumberPlacementCheck:
                 detail="no number of the claim stands where the evidence sentence that restates "
                 "it gives another value",
             )
-        reasons = "; ".join(f"{number.text!r} {where}" for number, where in moved)
+        reasons = "; ".join(f"{number.text!r} {where.detail}" for number, where in moved)
         return CheckOutcome(
             check=self.name,
             status=CheckStatus.FAILED,
             label=Label.NUMBER_MISMATCH,
             detail=f"Numbers stated of another fact than in the cited evidence: {reasons}",
             missing=tuple(dict.fromkeys(number.text for number, _ in moved)),
+            evidence_sentence=moved[0][1].sentence,
         )
+
+
+@dataclass(frozen=True)
+class _Moved:
+    detail: str  # where the evidence states the number's fact with another value
+    sentence: str  # the evidence sentence that says so
 
 
 def _moved_in_sentence(
     number: Quantity, claim: str, restating: list[tuple[str, list[Quantity]]]
-) -> str | None:
+) -> _Moved | None:
     """Other values of the number's kind in the best restating sentence, when none of the
     restating sentences holds the number."""
     if not restating or any(found_in(number, stated) for _, stated in restating):
@@ -101,10 +110,13 @@ def _moved_in_sentence(
     instead = [q for q in stated if _kind(q, sentence) == kind]
     if not instead:
         return None
-    return f"where the sentence that restates the claim gives {_values(instead)}: {sentence!r}"
+    return _Moved(
+        f"where the sentence that restates the claim gives {_values(instead)}: {sentence!r}",
+        sentence,
+    )
 
 
-def _moved_in_slot(number: Mention, evidence: str) -> str | None:
+def _moved_in_slot(number: Mention, evidence: str) -> _Moved | None:
     """The evidence value of the number's kind that its slot's words are said of, when the
     evidence says them of no mention of the number itself nearly as well."""
     if len(number.words) < SLOT_SHARED:
@@ -119,7 +131,16 @@ def _moved_in_slot(number: Mention, evidence: str) -> str | None:
     if best is None or other < SLOT_SHARED or other < own + SLOT_MARGIN:
         return None
     same_words = ", ".join(sorted(number.words & best.words))
-    return f"where the evidence gives {best.quantity.text!r} with the same words ({same_words})"
+    return _Moved(
+        f"where the evidence gives {best.quantity.text!r} with the same words ({same_words})",
+        _sentence_at(normalise(evidence), best.quantity.start),
+    )
+
+
+def _sentence_at(text: str, offset: int) -> str:
+    """The sentence of ``text`` (as the evidence index splits it) holding ``offset``."""
+    units = sentence_index("evidence", text).units
+    return next((u.text for u in units if u.start <= offset < u.end), "")
 
 
 def _values(quantities: list[Quantity]) -> str:

@@ -1,5 +1,7 @@
-"""A judge that says yes to everything cannot pass the refund example's shipping-fee claim:
-the polarity check reads "non-refundable" against "refunded" before the judge is asked."""
+"""Verdicts the exact checks decide inside the pipeline: a judge that says yes to everything
+cannot pass the refund example's shipping-fee claim (the polarity check reads "non-refundable"
+against "refunded" before the judge is asked), and each check-decided verdict points at the
+evidence sentence the check read."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pytest
 
 from judge.pipeline.entail.windows import build_premises
 from judge.pipeline.runner import verify
-from judge.schemas import Action, Claim, Label, Passage
+from judge.schemas import Action, Claim, EvidenceSpan, Label, Passage
 from tests.support.fake_judge import (
     FakeJudgeServer,
     fake_settings,
@@ -56,24 +58,56 @@ async def test_shipping_fee_claim_is_contradicted_even_when_the_judge_says_yes()
     assert pointer.text == "Shipping fees are non-refundable, except when the item arrived damaged."
 
 
-async def test_a_swapped_name_points_at_the_sentence_that_names_another() -> None:
-    text = (
-        "Revenue rose 8%. Its largest customer, Nordvik Energy, accounted for 14% of revenue. "
-        "The yard delivered four vessels."
-    )
+async def _blocked_pointer(evidence: dict[str, str], answer: str, label: Label) -> EvidenceSpan:
+    """The one claim of ``answer``, verified against ``evidence`` (id -> text) with the
+    rule-based judge: it must come out ``label`` and block; its one pointer, checked against
+    its passage's text, is returned."""
     request: dict[str, Any] = {
-        "evidence": [{"id": "F3", "text": text}],
-        "answer": "Halvard Shipping accounted for 14% of revenue [F3].",
+        "evidence": [{"id": pid, "text": text} for pid, text in evidence.items()],
+        "answer": answer,
     }
     fake = FakeJudgeServer(rule_based_judge)
     settings = fake_settings(check_conclusion=False)
     response = await verify(request, settings, judge=fake.judge(settings))
     [verdict] = response.verdicts
-    assert verdict.label is Label.NAME_MISMATCH
+    assert verdict.label is label
     assert response.action is Action.BLOCK
     [pointer] = verdict.evidence
-    assert text[pointer.start : pointer.end] == pointer.text
+    passage = evidence[pointer.passage_id]
+    assert passage[pointer.start : pointer.end] == pointer.text
+    return pointer
+
+
+async def test_a_swapped_name_points_at_the_sentence_that_names_another() -> None:
+    text = (
+        "Revenue rose 8%. Its largest customer, Nordvik Energy, accounted for 14% of revenue. "
+        "The yard delivered four vessels."
+    )
+    answer = "Halvard Shipping accounted for 14% of revenue [F3]."
+    pointer = await _blocked_pointer({"F3": text}, answer, Label.NAME_MISMATCH)
     assert pointer.text == "Its largest customer, Nordvik Energy, accounted for 14% of revenue."
+
+
+async def test_a_name_moved_from_another_cited_passage_points_where_it_does_not_belong() -> None:
+    evidence = {
+        "R2": "Return labels are free for members of the Plus programme.",
+        "R3": "Gift cards cannot be exchanged for cash. Store credit from returns does not "
+        "expire and can be used in any Brightline store.",
+    }
+    answer = "Store credit can be used in any Plus store [R3, R2]."
+    pointer = await _blocked_pointer(evidence, answer, Label.NAME_MISMATCH)
+    assert pointer.passage_id == "R3"
+    assert pointer.text.startswith("Store credit from returns") and "Brightline" in pointer.text
+
+
+async def test_a_moved_number_points_at_the_sentence_that_gives_the_fact_its_value() -> None:
+    text = (
+        "Unopened items can be returned within 30 days. Opened items can be returned within "
+        "14 days and are charged a fee."
+    )
+    answer = "Opened items can be returned within 30 days [S1]."
+    pointer = await _blocked_pointer({"S1": text}, answer, Label.NUMBER_MISMATCH)
+    assert pointer.text == "Opened items can be returned within 14 days and are charged a fee."
 
 
 async def test_without_the_polarity_check_the_yes_judge_would_pass_it() -> None:
