@@ -2,7 +2,7 @@
 
 Entailment models are weakest on negation, antonyms and quantifiers, so these are read
 here, exactly. The claim is compared with its best-matching evidence sentence (BM25, as
-evidence selection ranks them), clause by clause, for four kinds of flip:
+evidence selection ranks them), clause by clause, for five kinds of flip:
 
 * a word the claim states plainly that the evidence negates by prefix ("refunded" against
   "non-refundable", "available" against "unavailable"), or the other way round;
@@ -10,7 +10,9 @@ evidence selection ranks them), clause by clause, for four kinds of flip:
   "positive" against "negative"), from a short list of opposites that hold of one thing, not
   converses ("A sold to B" is "B bought from A"); comparatives only outside a "than";
 * a negation ("not", "never", "no longer", "without", "fails to") on one side only;
-* opposite quantifiers ("all" against "none", "always" against "never").
+* opposite quantifiers ("all" against "none", "always" against "never");
+* two names around the same words, the other way round ("Italy beat Spain" against "Spain
+  beat Italy"; :mod:`role_swaps`).
 
 Two negations cancel ("never refunded" keeps the polarity of "non-refundable"). A claim that
 says "always", "never", "all" or "none" where its evidence sentence makes an exception
@@ -45,6 +47,7 @@ from judge.pipeline.checks.polarity_words import (
     word_stem,
     words_of,
 )
+from judge.pipeline.checks.role_swaps import parties_swapped
 from judge.pipeline.checks.text import normalise
 from judge.pipeline.checks.word_flips import word_flip
 from judge.pipeline.entail.select import sentence_index
@@ -244,6 +247,13 @@ def _flip(claim: _Clause, evidence: _Clause, claim_text: str, evidence_text: str
             return None
         side = "claim" if claim.negated else "evidence"
         return f"only the {side} is negated"
+    if claim.negated == evidence.negated and (
+        swap := parties_swapped(claim.text, evidence.text, evidence_text)
+    ):
+        return (
+            f"the claim says {swap.first} {swap.relation} {swap.second}, the evidence the "
+            "other way round"
+        )
     return None
 
 
@@ -331,7 +341,8 @@ def _clause(text: str) -> _Clause:
     words: set[str] = set()
     prefixed: set[str] = set()
     readings: set[frozenset[str]] = set()
-    for word in words_of(plain):
+    # A negation of more than one word ("failed to", "no longer") is no content either.
+    for word in words_of(NEGATION.sub(" ", plain)):
         if not _is_content(word):
             continue
         bare = NEGATING_PREFIX.sub("", word)
