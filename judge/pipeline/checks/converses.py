@@ -11,9 +11,10 @@ this of its best-matching evidence clause.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
-from judge.pipeline.claims.sentences import content_forms, content_words, word_form
+from judge.pipeline.claims.sentences import content_words, word_form
 
 _PAIRS: tuple[tuple[str, str], ...] = (
     ("before", "after"),
@@ -75,7 +76,8 @@ def converse_flip(claim: str, evidence: str) -> Converse | None:
     evidence_words = _converse_words(evidence)
     written_there = {word for word, _ in evidence_words}
     written_here = {word for word, _ in claim_words}
-    shared = (content_forms(claim) & content_forms(evidence)) - set(CONVERSES)
+    # A word written twice on one side ("told ... tell") has no one place to keep in order.
+    shared = (_once(claim) & _once(evidence)) - set(CONVERSES)
     if len(shared) < MIN_SHARED:
         return None
     compared = bool(_THAN.search(claim) or _THAN.search(evidence))
@@ -88,6 +90,12 @@ def converse_flip(claim: str, evidence: str) -> Converse | None:
             if _same_order_around(claim, at, evidence, there, shared, compared=compared):
                 return Converse(said, instead)
     return None
+
+
+def _once(text: str) -> set[str]:
+    """The content word forms ``text`` writes exactly once."""
+    counts = Counter(word_form(word) for word, _, _ in content_words(text))
+    return {form for form, count in counts.items() if count == 1}
 
 
 def _converse_words(text: str) -> list[tuple[str, int]]:

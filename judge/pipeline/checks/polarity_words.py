@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 
 from judge.pipeline.checks.converses import CONVERSES
+from judge.pipeline.claims.sentences import base_form
 
 NEGATION = re.compile(
     r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|"
@@ -38,7 +39,7 @@ _OPPOSITE_GROUPS: tuple[tuple[str, str], ...] = (
     (
         "increase increased increases increasing rise rises rose risen rising grow grows grew "
         "grown growing climb climbed climbing surge surged soar soared jump jumped boost "
-        "boosted higher",
+        "boosted raise raised raises raising higher",
         "decrease decreased decreases decreasing decline declined declines declining fall falls "
         "fell fallen falling drop dropped drops dropping reduce reduced reduces reducing shrink "
         "shrank shrunk plunge plunged slump slumped lower lowered",
@@ -100,8 +101,9 @@ def plainly_in(word: str, text: str) -> bool:
 
 
 def word_stem(word: str) -> str:
-    """A crude stem that "refund", "refunds", "refunded" and "refundable" share."""
-    word = word.replace("-", "")
+    """A crude stem that "refund", "refunds", "refunded" and "refundable" share, and "met"
+    and "meet"."""
+    word = base_form(word.replace("-", ""))
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]

@@ -35,6 +35,7 @@ from judge.text.citations import CitationMarker, code_ranges, parse_citations, r
 
 __all__ = [
     "Sentence",
+    "base_form",
     "claims_from_structured",
     "content_words",
     "coverage",
@@ -124,11 +125,43 @@ def _is_content(word: str) -> bool:
     return len(lowered) > 1
 
 
+# Irregular verb forms read as their base form, so that "met" restates "meet" and "rose"
+# "rises"; forms that are also common nouns or adjectives ("left", "found", "saw", "felt",
+# "lead", "ground") are left alone.
+_IRREGULAR = {
+    form: base
+    for base, forms in (
+        ("arise", "arose arisen"), ("become", "became"), ("begin", "began begun"),
+        ("bring", "brought"), ("build", "built"), ("buy", "bought"), ("catch", "caught"),
+        ("choose", "chose chosen"), ("come", "came"), ("drive", "drove driven"),
+        ("eat", "ate eaten"), ("fall", "fell fallen"), ("fight", "fought"), ("fly", "flew flown"),
+        ("forget", "forgot forgotten"), ("get", "got gotten"), ("give", "gave given"),
+        ("go", "went gone"), ("grow", "grew grown"), ("hold", "held"), ("keep", "kept"),
+        ("know", "knew known"), ("lose", "lost"), ("make", "made"), ("mean", "meant"),
+        ("meet", "met"), ("pay", "paid"), ("rise", "rose risen"), ("run", "ran"),
+        ("say", "said"), ("see", "seen"), ("sell", "sold"), ("send", "sent"),
+        ("sink", "sank sunk"), ("speak", "spoke spoken"), ("spend", "spent"),
+        ("steal", "stole stolen"), ("take", "took taken"), ("teach", "taught"),
+        ("tell", "told"), ("think", "thought"), ("throw", "threw thrown"),
+        ("understand", "understood"), ("win", "won"), ("write", "wrote written"),
+        ("seek", "sought"), ("shake", "shook shaken"), ("shrink", "shrank shrunk"),
+        ("swim", "swam swum"), ("wear", "wore worn"), ("withdraw", "withdrew withdrawn"),
+    )
+    for form in forms.split()
+}  # fmt: skip
+
+
+def base_form(word: str) -> str:
+    """The base form of an irregular verb form ("met" -> "meet"); other words unchanged."""
+    return _IRREGULAR.get(word, word)
+
+
 def _stem(word: str) -> str:
     # Suffix stripping only, consistent rather than linguistically right: both sides of a
     # comparison go through it.
     if len(word) <= 2:
         return word
+    word = base_form(word)
     if word.endswith("ies") and len(word) > 4:
         word = word[:-3] + "y"
     elif word.endswith("sses"):

@@ -32,6 +32,9 @@ def _refund_evidence() -> str:
         ("The trial found an effect on mortality.", "The trial found no effect on mortality."),
         ("The patients never received the vaccine.", "All patients received the vaccine."),
         ("Some residents were evacuated.", "None of the residents were evacuated."),
+        # A negation of two words is no content word of the claim, and "met" is "meet".
+        ("The company failed to meet its target.", "The company met its target."),
+        ("The company met its target.", "The company failed to meet its target."),
     ],
 )
 def test_a_confident_flip_is_contradicted(claim: str, evidence: str) -> None:
@@ -198,6 +201,7 @@ def test_the_refund_examples_shipping_claim_is_contradicted() -> None:
          "enabled"),
         ("The store is offline only.", "The store is online only.", "offline", "online"),
         ("He was acquitted of fraud.", "He was convicted of fraud.", "acquitted", "convicted"),
+        ("The new policy raised costs.", "The new policy lowered costs.", "raised", "lowered"),
     ],
 )  # fmt: skip
 def test_an_opposite_word_in_the_restated_sentence_is_contradicted(

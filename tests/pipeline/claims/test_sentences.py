@@ -349,6 +349,11 @@ def test_word_forms() -> None:
     assert word_form("1,000") == "1000"
     assert word_form("3.5") == "3.5"
     assert word_form("Acme's") == word_form("acme")
+    # Irregular verbs: the past forms read as the base form; nouns that are also past forms
+    # ("left", "found") keep their own.
+    assert word_form("met") == word_form("meets") == word_form("meeting")
+    assert word_form("rose") == word_form("rising") and word_form("won") == word_form("wins")
+    assert word_form("left") != word_form("leave") and word_form("found") != word_form("find")
 
 
 def test_content_words_skip_function_and_conversation_words() -> None:
