@@ -110,9 +110,10 @@ _SPELLING = {
     "fahrenheit": "°f", "degrees fahrenheit": "°f", "° f": "°f",
 }  # fmt: skip
 # Symbols that are also ordinary words or letters count only when glued to the number.
-_GLUED_ONLY = frozenset({"in", "h", "l", "g", "mi", "d", "mo", "mos"})
-# Read in lower case only: "3D" and "2D" are dimensions, "60d" is sixty days.
-_LOWER_CASE_ONLY = frozenset({"d"})
+_GLUED_ONLY = frozenset({"in", "h", "l", "mi", "d", "mo", "mos"})
+# Read in lower case only: "3D" and "2D" are dimensions, "60d" is sixty days; "5G" is a
+# network generation, "5 g" and "5g" five grams.
+_LOWER_CASE_ONLY = frozenset({"d", "g"})
 MEASURE_AFTER = re.compile(
     r"^(?P<sep>\s?-?\s?)(?P<unit>"
     + "|".join(re.escape(u) for u in sorted({*_MEASURES, *_SPELLING}, key=len, reverse=True))

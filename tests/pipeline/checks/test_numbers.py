@@ -118,6 +118,8 @@ def test_same_number_in_another_format_passes(claim: str, evidence: str) -> None
         ("Prices rose 7pc.", "Prices rose 5 per cent.", "7pc"),
         ("The fee is USD25.", "The fee is $15.", "25"),
         ("The fee is EUR25.", "The fee is 15 euros.", "25"),
+        # "g" written apart from its number is grams too: the evidence's 5 is no bare number.
+        ("The dose is 5 mg per day.", "The dose is 5 g per day.", "5 mg"),
     ],
 )
 def test_number_absent_from_evidence_fails(claim: str, evidence: str, missing: str) -> None:
@@ -140,6 +142,7 @@ def test_number_absent_from_evidence_fails(claim: str, evidence: str, missing: s
         "It was released on March 3, 2024.",
         "Order ORD-88213 has shipped.",
         "They bought a 3D printer.",
+        "The carrier sells 5G phones.",
         "The meeting started at 10:30.",
         "The first half of the season was slow.",
         "It took half an hour.",
