@@ -91,10 +91,20 @@ def test_every_miss_is_a_known_hole(report: Report) -> None:
 def test_judge_dependent_cases_are_reported_apart(report: Report) -> None:
     dependent = [r for r in report.results if r.judge_dependent]
     assert dependent and not any(r.counted for r in dependent)
-    assert report.judge_dependent_missed  # the fake judge cannot read meaning
+    missed = [r for r in dependent if r.status is Status.MISSED]
+    assert report.judge_dependent_missed == missed
     meaning = next(row for row in report.rows if row.family == "meaning")
     assert meaning.judge_dependent > 0
     assert meaning.caught + meaning.missed + meaning.not_applicable < meaning.cases
+
+
+def test_a_judge_dependent_miss_is_listed_apart_and_not_counted() -> None:
+    # A judge that supports every claim passes a bare "Yes." conclusion, which only a model
+    # judge can read: the miss is listed apart and fails nothing.
+    cases = select(build_suite(default_seeds()), patterns=["splitting/bare_reply/*"])
+    permissive = build_report(run_suite(cases, Settings(), JudgeChoice("fake-permissive")))
+    assert permissive.judge_dependent_missed
+    assert permissive.missed == [] and not permissive.failed
 
 
 @pytest.mark.parametrize("glob", sorted(KNOWN_HOLES))
