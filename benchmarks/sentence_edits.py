@@ -4,11 +4,13 @@ Each sentence of the development evidence is edited once per rule and checked ag
 passage it came from. Rewrites that keep the meaning (lower case, a leading "According to the
 source,", "%" written "per cent", curly quotes, no final stop) must pass: each flag is a false
 flag. Edits that change it (a number, year or month moved on by one, a name replaced by one
-the passage does not write, a word for its converse ("before" for "after"), a "not" after the
-first auxiliary verb) should be caught; an edit whose new value the passage states elsewhere is
-left out, as no check can tell it from a true claim. Prints, per rule, the sentences edited,
-the share flagged and the check that flagged them, and up to ``--show`` sentences missed or
-flagged wrongly.
+the passage does not write, a name moved in from another sentence of the passage, a word for
+its converse ("before" for "after"), a "not" after the first auxiliary verb, two names traded
+around the words between them) should be caught; an edit whose new value the passage states
+elsewhere is left out, as no check can tell it from a true claim, except the moved name, whose
+sentence still tells where it belongs. Prints, per rule, the sentences edited, the share
+flagged and the check that flagged them, and up to ``--show`` sentences missed or flagged
+wrongly.
 
     python benchmarks/sentence_edits.py   # the dev claims' and answers' evidence
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import itertools
 import json
 import random
 import re
@@ -103,6 +106,42 @@ def other_name(sentence: str, pick: random.Random) -> Edit | None:
     return sentence[:start] + new + sentence[start + len(word) :], new
 
 
+def moved_name(sentence: str, passage: str, pick: random.Random) -> Edit | None:
+    """A name of the sentence replaced by a name that only another sentence of the passage
+    writes: every word is in the passage, in the wrong place."""
+    runs = [run for run in name_runs(sentence) if not run.words[0].isupper()]
+    if not runs:
+        return None
+    own = {word.casefold() for run in name_runs(sentence) for word in run.words}
+    others = sorted(
+        {
+            passage[other.start : other.end]
+            for other in name_runs(passage)
+            if not own & {word.casefold() for word in other.words}
+        }
+    )
+    if not others:
+        return None
+    run = pick.choice(runs)
+    new = pick.choice(others)
+    return sentence[: run.start] + new + sentence[run.end :], None
+
+
+def swapped_names(sentence: str, _pick: random.Random) -> Edit | None:
+    """The first two names with a few words between them, traded ("Spain beat Italy" for
+    "Italy beat Spain")."""
+    runs = name_runs(sentence)
+    for first, second in itertools.pairwise(runs):
+        between = sentence[first.end : second.start]
+        one, other = sentence[first.start : first.end], sentence[second.start : second.end]
+        if one.casefold() == other.casefold() or not 1 <= len(between.split()) <= 5:
+            continue
+        if re.search(r"[,;:()]|\b(?:and|or|with)\b", between):
+            continue
+        return sentence[: first.start] + other + between + one + sentence[second.end :], None
+    return None
+
+
 def converse(sentence: str, pick: random.Random) -> Edit | None:
     found = [m for m in re.finditer(r"[A-Za-z]+", sentence) if m.group(0) in CONVERSES]
     if not found:
@@ -127,6 +166,7 @@ CHANGING: list[Callable[[str, random.Random], Edit | None]] = [
     other_name,
     converse,
     negated,
+    swapped_names,
 ]
 
 
@@ -152,6 +192,7 @@ def main() -> None:
     pick = random.Random(args.seed)
     # Rules added later draw from their own stream, so the others edit as they did before.
     own = {"other_name": random.Random(args.seed + 1), "converse": random.Random(args.seed + 2)}
+    moving = random.Random(args.seed + 3)
     edited: collections.Counter[str] = collections.Counter()
     flagged: collections.Counter[str] = collections.Counter()
     by_check: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
@@ -167,6 +208,7 @@ def main() -> None:
                 (rule.__name__, False, rule(sentence, own.get(rule.__name__, pick)))
                 for rule in CHANGING
             ]
+            rules.append(("moved_name", False, moved_name(sentence, passage, moving)))
             for name, keeps, edit in rules:
                 if edit is None or edit[0] == sentence:
                     continue
@@ -188,7 +230,7 @@ def main() -> None:
                     by_check[name][hit] += 1
                 if (hit is not None) == keeps and len(shown[name]) < args.show:
                     shown[name].append(f"{claim[:160]!r}" + (f" ({hit})" if hit else ""))
-    for name in [r.__name__ for r in KEEPING] + [r.__name__ for r in CHANGING]:
+    for name in [r.__name__ for r in KEEPING] + [r.__name__ for r in CHANGING] + ["moved_name"]:
         kind = "keeps the meaning" if name in {r.__name__ for r in KEEPING} else "changes it"
         share = flagged[name] / edited[name] if edited[name] else 0.0
         row = {
