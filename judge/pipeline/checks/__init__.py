@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from judge.pipeline.checks.arithmetic import ArithmeticCheck
+from judge.pipeline.checks.certainty import CertaintyCheck
 from judge.pipeline.checks.clock_times import TimeCheck
 from judge.pipeline.checks.dates import DateCheck
 from judge.pipeline.checks.hedges import HedgeCheck
@@ -19,6 +20,7 @@ from judge.protocols import Check
 
 __all__ = [
     "ArithmeticCheck",
+    "CertaintyCheck",
     "DateCheck",
     "HedgeCheck",
     "IdentifierCheck",
@@ -44,8 +46,9 @@ def default_checks() -> list[Check]:
     or hidden characters and of markup that hides text (after the value checks, so a wrong
     value is reported as wrong), then the computed-number review, then whether each number
     sits where the evidence sentence the claim restates puts it and whether a name does, the
-    word-level hedge check, the least certain, and last the polarity check, which reads
-    negation against that sentence too.
+    word-level hedge check, the least certain, then the polarity check, which reads negation
+    against that sentence too, and last whether the claim states as fact what that sentence
+    hedges.
     """
     return [
         QuoteCheck(),
@@ -60,4 +63,5 @@ def default_checks() -> list[Check]:
         NameCheck(),
         HedgeCheck(),
         PolarityCheck(),
+        CertaintyCheck(),
     ]

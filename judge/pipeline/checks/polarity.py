@@ -168,6 +168,31 @@ class PolarityCheck:
         )
 
 
+@dataclass(frozen=True)
+class Restatement:
+    """The evidence clause that restates a claim best, as the polarity check reads it."""
+
+    clause: str
+    sentence: str  # the evidence sentence holding it
+    overlap: float  # the share of the claim's content words it holds
+    negated: bool  # whether the clause is negated
+    claim_negated: bool  # whether the claim's clauses that share its words are
+
+
+def restatement(claim: str, evidence: str) -> Restatement | None:
+    """The evidence clause that restates ``claim`` (both normalised) best, if any holds at
+    least ``REVIEW_OVERLAP`` of its content words."""
+    stated = _clause(claim)
+    if len(stated.readings) < MIN_CONTENT_WORDS:
+        return None
+    best = _best_clause(claim, evidence, stated)
+    if best is None:
+        return None
+    clause, sentence, overlap = best
+    restated = _restating(claim, clause)
+    return Restatement(clause.text, sentence, overlap, clause.negated, restated.negated)
+
+
 def _best_clause(claim: str, evidence: str, stated: _Clause) -> tuple[_Clause, str, float] | None:
     """The evidence clause sharing most of the claim's content words, inside the claim's
     best-matching sentences, with its sentence and the share it holds."""

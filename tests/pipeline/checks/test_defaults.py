@@ -1,5 +1,6 @@
 from judge.pipeline.checks import (
     ArithmeticCheck,
+    CertaintyCheck,
     DateCheck,
     HedgeCheck,
     IdentifierCheck,
@@ -33,6 +34,7 @@ def test_default_checks_satisfy_the_protocol_in_pipeline_order() -> None:
         NameCheck,
         HedgeCheck,
         PolarityCheck,
+        CertaintyCheck,
     ]
     assert len({c.name for c in checks}) == len(checks)
 
@@ -59,6 +61,8 @@ def test_each_check_labels_its_own_failure() -> None:
         "Refunds take 14 days, said Ann Smith of Nordvik Shipping.",
         Label.NAME_MISMATCH,
     )
+    own_evidence["certainty"] = "Early data suggest the drug reduces deaths in older patients."
+    failing["certainty"] = ("The drug reduces deaths in older patients.", Label.HEDGE_ADDED)
     for check in default_checks():
         claim, label = failing[check.name]
         outcome = check(claim, own_evidence.get(check.name, evidence))
