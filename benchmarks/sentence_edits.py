@@ -6,11 +6,11 @@ source,", "%" written "per cent", curly quotes, no final stop) must pass: each f
 flag. Edits that change it (a number, year or month moved on by one, a name replaced by one
 the passage does not write, a name moved in from another sentence of the passage, a word for
 its converse ("before" for "after"), a "not" after the first auxiliary verb, two names traded
-around the words between them) should be caught; an edit whose new value the passage states
-elsewhere is left out, as no check can tell it from a true claim, except the moved name, whose
-sentence still tells where it belongs. Prints, per rule, the sentences edited, the share
-flagged and the check that flagged them, and up to ``--show`` sentences missed or flagged
-wrongly.
+around the words between them, a modal hedge left out) should be caught; an edit whose new
+value the passage states elsewhere is left out, as no check can tell it from a true claim,
+except the moved name, whose sentence still tells where it belongs. Prints, per rule, the
+sentences edited, the share flagged and the check that flagged them, and up to ``--show``
+sentences missed or flagged wrongly.
 
     python benchmarks/sentence_edits.py   # the dev claims' and answers' evidence
 """
@@ -38,6 +38,9 @@ _MONTHS += ["October", "November", "December"]
 # Names of places, firms and people of every kind, for a name the passage does not write.
 _OUTSIDE_NAMES = ["Oxford", "Geneva", "Pfizer", "Kowalski", "Toronto", "Nigeria", "Microsoft"]
 _OUTSIDE_NAMES += ["Alvarez", "Berlin", "Siemens", "Okafor", "Lisbon"]
+_HEDGE_WORD = re.compile(
+    r"\b(?:may|might|could|possibly|probably|perhaps|potentially)\s+(?!not\b|be\s+able\b)"
+)
 _AUXILIARY = re.compile(r"\b(is|was|are|were|has|have|had|will|can|did|does)\b(?! not\b)")
 
 Edit = tuple[str, str | None]  # the edited sentence, and the new value (None: a negation)
@@ -142,6 +145,15 @@ def swapped_names(sentence: str, _pick: random.Random) -> Edit | None:
     return None
 
 
+def hedge_dropped(sentence: str, _pick: random.Random) -> Edit | None:
+    """The first modal hedge left out: "may reduce" as "reduce", "possibly linked" as "linked".
+    Permission ("items may be returned") is dropped too: no check should read those."""
+    match = _HEDGE_WORD.search(sentence)
+    if match is None:
+        return None
+    return sentence[: match.start()] + sentence[match.end() :], None
+
+
 def converse(sentence: str, pick: random.Random) -> Edit | None:
     found = [m for m in re.finditer(r"[A-Za-z]+", sentence) if m.group(0) in CONVERSES]
     if not found:
@@ -167,6 +179,7 @@ CHANGING: list[Callable[[str, random.Random], Edit | None]] = [
     converse,
     negated,
     swapped_names,
+    hedge_dropped,
 ]
 
 
