@@ -13,7 +13,7 @@ from judge.pipeline.claims.sentences import base_form
 
 NEGATION = re.compile(
     r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|"
-    r"no\s+longer|fail(?:s|ed|ing)?\s+to|lack(?:s|ed|ing)?)\b|n't\b",
+    r"no\s+longer|fail(?:s|ed|ing)?\s+to|lack(?:s|ed|ing)?|hardly|scarcely)\b|n't\b",
     re.IGNORECASE,
 )
 # "not only", "no doubt", "nothing but", "no later than": negation words that assert.
@@ -81,6 +81,16 @@ _OPPOSITE_GROUPS: tuple[tuple[str, str], ...] = (
     ("cheap cheaper", "expensive costly"),
     ("highest biggest largest greatest", "lowest smallest"),
     ("profit profits profitable", "loss losses"),
+    # Seasons and parts of the day exclude one another as opposites do.
+    ("spring", "summer"),
+    ("spring", "autumn"),
+    ("spring", "winter"),
+    ("summer", "autumn"),
+    ("summer", "winter"),
+    ("autumn", "winter"),
+    ("morning", "afternoon"),
+    ("morning", "evening"),
+    ("afternoon", "evening"),
     # Multiples exclude one another as opposites do: what doubled did not triple.
     ("double doubled doubles doubling", "triple tripled triples tripling"),
     ("double doubled doubles doubling", "halve halved halves halving"),

@@ -35,6 +35,7 @@ def _refund_evidence() -> str:
         # A negation of two words is no content word of the claim, and "met" is "meet".
         ("The company failed to meet its target.", "The company met its target."),
         ("The company met its target.", "The company failed to meet its target."),
+        ("The drug reduces symptoms in adults.", "The drug hardly reduces symptoms in adults."),
     ],
 )
 def test_a_confident_flip_is_contradicted(claim: str, evidence: str) -> None:
@@ -202,6 +203,10 @@ def test_the_refund_examples_shipping_claim_is_contradicted() -> None:
         ("The store is offline only.", "The store is online only.", "offline", "online"),
         ("He was acquitted of fraud.", "He was convicted of fraud.", "acquitted", "convicted"),
         ("The new policy raised costs.", "The new policy lowered costs.", "raised", "lowered"),
+        ("The trial began in spring 2021.", "The trial began in autumn 2021.", "spring",
+         "autumn"),
+        ("The dose is taken in the morning.", "The dose is taken in the evening.", "morning",
+         "evening"),
     ],
 )  # fmt: skip
 def test_an_opposite_word_in_the_restated_sentence_is_contradicted(
