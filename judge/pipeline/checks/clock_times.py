@@ -123,13 +123,23 @@ def _evidence(evidence: str) -> _Evidence:
     times = find_times(text)
     minutes = frozenset(m for t in times for m in t.minutes)
     dial = {t.dial_hour for t in times if not t.minutes}
-    dial.update(_hour(bare.group("h"), bare.group("hw")) for bare in _BARE_HOUR.finditer(text))
+
+    def in_a_time(offset: int) -> bool:
+        # The hour of "at 9 pm" is that time's, not a bare hour that either half may take.
+        return any(t.start <= offset < t.end for t in times)
+
+    dial.update(
+        _hour(bare.group("h"), bare.group("hw"))
+        for bare in _BARE_HOUR.finditer(text)
+        if not in_a_time(bare.start("h") if bare.group("h") else bare.start("hw"))
+    )
     # A plain number of the dial counts too ("Let's make it 7."), as it did for the number
     # check before times were read apart: not a measure, a count of things, an ordinal.
     dial.update(
         int(q.value)
         for q in evidence_quantities(evidence)
-        if q.checkable
+        if not in_a_time(q.start)
+        and q.checkable
         and q.unit is None
         and not (q.counts or q.ordinal or q.scale)
         and q.value == q.value.to_integral_value()

@@ -44,6 +44,9 @@ def test_the_same_time_written_differently_passes(claim: str) -> None:
         ("The deadline is noon.", "noon"),
         ("The office opens at ten in the morning.", "ten in the morning"),
         ("They meet at 10 pm.", "10 pm"),  # "10 staff" counts people: no hour
+        # The hour of "opens at 9 am" is that time's: no bare 9 that either half may take.
+        ("The office opens at 9 pm.", "9 pm"),
+        ("It closes at 5:30 am.", "5:30 am"),
     ],
 )
 def test_another_time_fails(claim: str, absent: str) -> None:
