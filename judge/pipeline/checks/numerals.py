@@ -51,6 +51,11 @@ FRACTION = re.compile(
 FRACTION_BEFORE_WHOLE = re.compile(
     r"^\s+(?:of|the|as|that|those|these|its|their|his|her|our)\b", re.IGNORECASE
 )
+# Or as the size of a change: "cut deaths by a third", "rose by nearly half".
+FRACTION_BY = re.compile(
+    r"\bby\s+(?:(?:about|around|nearly|almost|roughly|some|over|more\s+than|up\s+to)\s+)?$",
+    re.IGNORECASE,
+)
 FRACTION_AFTER_PART = re.compile(
     r"\b(?:first|second|latter|former|other|last|back|front|and)\s+$", re.IGNORECASE
 )

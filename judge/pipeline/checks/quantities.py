@@ -306,8 +306,12 @@ def _word_quantities(text: str) -> Iterator[Quantity]:
     fractions = _Spans(len(text), [])
     for match in numerals.FRACTION.finditer(text):
         kind = match.lastgroup or "half"
-        whole = numerals.FRACTION_BEFORE_WHOLE.match(text[match.end() : match.end() + 12])
-        part = numerals.FRACTION_AFTER_PART.search(text[max(0, match.start() - 12) : match.start()])
+        before = text[max(0, match.start() - 24) : match.start()]
+        after = text[match.end() : match.end() + 12]
+        # "by half a percent" is half of a unit, which the numbers check reads as such.
+        by = numerals.FRACTION_BY.search(before) is not None and not re.match(r"\s+an?\b", after)
+        whole = by or numerals.FRACTION_BEFORE_WHOLE.match(after) is not None
+        part = numerals.FRACTION_AFTER_PART.search(before[-12:])
         fractions.mark(match.start(), match.end())
         yield Quantity(
             value=numerals.FRACTION_VALUES[kind], exponent=-2, coarse=-2, negative=False,

@@ -44,6 +44,7 @@ check = NumberCheck()
         ("One in five adults smoke.", "20% of adults smoke."),
         ("Half a million people came.", "500,000 people came."),
         ("One-third of staff left.", "33% of staff left."),
+        ("The drug cut deaths by half.", "The drug cut deaths by 50%."),
         ("The walk takes a 3-day hike.", "The hike takes three days."),
         ("It is a phase 3 trial.", "It is a phase III trial."),
         ("Patients had type II diabetes.", "Patients had type 2 diabetes."),
@@ -118,6 +119,8 @@ def test_same_number_in_another_format_passes(claim: str, evidence: str) -> None
         ("Prices rose 7pc.", "Prices rose 5 per cent.", "7pc"),
         ("The fee is USD25.", "The fee is $15.", "25"),
         ("The fee is EUR25.", "The fee is 15 euros.", "25"),
+        # A fraction that sizes a change is a quantity, as one before its whole is.
+        ("The drug cut deaths by a third.", "The drug cut deaths by 50%.", "a third"),
         # "g" written apart from its number is grams too: the evidence's 5 is no bare number.
         ("The dose is 5 mg per day.", "The dose is 5 g per day.", "5 mg"),
     ],
