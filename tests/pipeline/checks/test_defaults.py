@@ -4,6 +4,7 @@ from judge.pipeline.checks import (
     DateCheck,
     HedgeCheck,
     IdentifierCheck,
+    LinkCheck,
     LookalikeCheck,
     MarkupCheck,
     NameCheck,
@@ -24,6 +25,7 @@ def test_default_checks_satisfy_the_protocol_in_pipeline_order() -> None:
     assert [type(c) for c in checks] == [
         QuoteCheck,
         IdentifierCheck,
+        LinkCheck,
         DateCheck,
         TimeCheck,
         NumberCheck,
@@ -61,6 +63,8 @@ def test_each_check_labels_its_own_failure() -> None:
         "Refunds take 14 days, said Ann Smith of Nordvik Shipping.",
         Label.NAME_MISMATCH,
     )
+    own_evidence["links"] = "Returns: https://acme.com/returns or help@acme.com."
+    failing["links"] = ("Returns: https://acme.com/refunds.", Label.IDENTIFIER_MISMATCH)
     own_evidence["certainty"] = "Early data suggest the drug reduces deaths in older patients."
     failing["certainty"] = ("The drug reduces deaths in older patients.", Label.HEDGE_ADDED)
     for check in default_checks():
