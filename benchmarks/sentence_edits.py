@@ -6,11 +6,11 @@ source,", "%" written "per cent", curly quotes, no final stop) must pass: each f
 flag. Edits that change it (a number, year or month moved on by one, a name replaced by one
 the passage does not write, a name moved in from another sentence of the passage, a word for
 its converse ("before" for "after"), a "not" after the first auxiliary verb, two names traded
-around the words between them, a modal hedge left out) should be caught; an edit whose new
-value the passage states elsewhere is left out, as no check can tell it from a true claim,
-except the moved name, whose sentence still tells where it belongs. Prints, per rule, the
-sentences edited, the share flagged and the check that flagged them, and up to ``--show``
-sentences missed or flagged wrongly.
+around the words between them, a modal hedge left out, a web address sent elsewhere) should be
+caught; an edit whose new value the passage states elsewhere is left out, as no check can tell
+it from a true claim, except the moved name, whose sentence still tells where it belongs.
+Prints, per rule, the sentences edited, the share flagged and the check that flagged them, and
+up to ``--show`` sentences missed or flagged wrongly.
 
     python benchmarks/sentence_edits.py   # the dev claims' and answers' evidence
 """
@@ -38,6 +38,8 @@ _MONTHS += ["October", "November", "December"]
 # Names of places, firms and people of every kind, for a name the passage does not write.
 _OUTSIDE_NAMES = ["Oxford", "Geneva", "Pfizer", "Kowalski", "Toronto", "Nigeria", "Microsoft"]
 _OUTSIDE_NAMES += ["Alvarez", "Berlin", "Siemens", "Okafor", "Lisbon"]
+# Web addresses, written independently of the link check: a scheme or "www." and a host.
+_ADDRESS = re.compile(r"(?:https?://|\bwww\.)(?P<host>(?:www\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)+)", re.I)
 _HEDGE_WORD = re.compile(
     r"\b(?:may|might|could|possibly|probably|perhaps|potentially)\s+(?!not\b|be\s+able\b)"
 )
@@ -154,6 +156,19 @@ def hedge_dropped(sentence: str, _pick: random.Random) -> Edit | None:
     return sentence[: match.start()] + sentence[match.end() :], None
 
 
+def changed_address(sentence: str, _pick: random.Random) -> Edit | None:
+    """A web address sent elsewhere: its first dot-separated label doubled in its last letter
+    ("acme.com" as "acmee.com")."""
+    match = _ADDRESS.search(sentence)
+    if match is None:
+        return None
+    host = match.group("host")
+    at = match.start("host") + (len(host) - len(host.removeprefix("www.")))
+    label_end = sentence.index(".", at)
+    edited = sentence[:label_end] + sentence[label_end - 1] + sentence[label_end:]
+    return edited, None
+
+
 def converse(sentence: str, pick: random.Random) -> Edit | None:
     found = [m for m in re.finditer(r"[A-Za-z]+", sentence) if m.group(0) in CONVERSES]
     if not found:
@@ -180,6 +195,7 @@ CHANGING: list[Callable[[str, random.Random], Edit | None]] = [
     negated,
     swapped_names,
     hedge_dropped,
+    changed_address,
 ]
 
 
