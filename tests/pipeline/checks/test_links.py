@@ -29,7 +29,8 @@ EVIDENCE = (
 )
 def test_the_same_address_or_less_of_it_passes(claim: str) -> None:
     outcome = CHECK(claim, EVIDENCE)
-    assert outcome is not None and outcome.status is CheckStatus.PASSED, outcome.detail
+    assert outcome is not None
+    assert outcome.status is CheckStatus.PASSED, outcome.detail
 
 
 @pytest.mark.parametrize(
