@@ -168,6 +168,15 @@ ROMAN = re.compile(
 )
 # A quarter of a year written "Q3" is the third quarter: an ordinal.
 QUARTER = re.compile(r"\bQ(?P<quarter>[1-4])\b")
+# How often, in a word: "twice a day", "once weekly", "thrice per week". Only before a period
+# of time: "once the item arrives" and "twice as high" say no number of times.
+FREQUENCY = re.compile(
+    r"\b(?P<times>once|twice|thrice)(?=\s+(?:(?:a|an|per|each|every)\s+(?:day|night|week|"
+    r"fortnight|month|year|hour|minute|morning|evening)|daily|nightly|weekly|monthly|yearly|"
+    r"annually|hourly)\b)",
+    re.IGNORECASE,
+)
+TIMES = {"once": 1, "twice": 2, "thrice": 3}
 
 
 def _roman(value: int) -> str:

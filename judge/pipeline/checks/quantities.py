@@ -333,6 +333,9 @@ def _word_quantities(text: str) -> Iterator[Quantity]:
         value = numerals.roman_value(match.group("roman"))
         if value is not None:
             yield _word_number(text, match, Decimal(value), group="roman")
+    for match in numerals.FREQUENCY.finditer(text):
+        value = numerals.TIMES[match.group("times").casefold()]
+        yield _word_number(text, match, Decimal(value), group="times")
     for match in numerals.QUARTER.finditer(text):
         yield replace(
             _word_number(text, match, Decimal(match.group("quarter")), group=0), ordinal=True

@@ -45,6 +45,8 @@ check = NumberCheck()
         ("Half a million people came.", "500,000 people came."),
         ("One-third of staff left.", "33% of staff left."),
         ("The drug cut deaths by half.", "The drug cut deaths by 50%."),
+        ("Take one tablet twice a day.", "Take one tablet 2 times a day."),
+        ("Take one tablet 2 times a day.", "Take one tablet twice daily."),
         ("The walk takes a 3-day hike.", "The hike takes three days."),
         ("It is a phase 3 trial.", "It is a phase III trial."),
         ("Patients had type II diabetes.", "Patients had type 2 diabetes."),
@@ -119,6 +121,8 @@ def test_same_number_in_another_format_passes(claim: str, evidence: str) -> None
         ("Prices rose 7pc.", "Prices rose 5 per cent.", "7pc"),
         ("The fee is USD25.", "The fee is $15.", "25"),
         ("The fee is EUR25.", "The fee is 15 euros.", "25"),
+        # How often, in a word, before a period of time.
+        ("Take one tablet twice a day.", "Take one tablet three times a day.", "twice"),
         # A fraction that sizes a change is a quantity, as one before its whole is.
         ("The drug cut deaths by a third.", "The drug cut deaths by 50%.", "a third"),
         # "g" written apart from its number is grams too: the evidence's 5 is no bare number.
@@ -146,6 +150,8 @@ def test_number_absent_from_evidence_fails(claim: str, evidence: str, missing: s
         "Order ORD-88213 has shipped.",
         "They bought a 3D printer.",
         "The carrier sells 5G phones.",
+        "Refunds are issued once the item arrives.",
+        "Sales were twice as high.",
         "The meeting started at 10:30.",
         "The first half of the season was slow.",
         "It took half an hour.",
