@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 
+from judge.pipeline.checks.outcome import flagged
 from judge.pipeline.checks.polarity import CONFIDENT_OVERLAP, restatement
 from judge.pipeline.checks.text import normalise
-from judge.schemas import CheckOutcome, CheckStatus, Label
+from judge.schemas import CheckOutcome, Label
 
 # "may" and "could" also grant permission or state an ability ("items may be returned within
 # 30 days", "customers could cancel"): they hedge only before a verb of cause and effect or a
@@ -60,12 +61,12 @@ class CertaintyCheck:
         hedge = _HEDGE.search(found.clause)
         if hedge is None or found.negated != found.claim_negated:
             return None
-        return CheckOutcome(
-            check=self.name,
-            status=CheckStatus.FAILED,
-            label=Label.HEDGE_ADDED,
-            detail=f"the evidence hedges ({hedge.group(0)!r}) what the claim states as fact: "
+        return flagged(
+            self.name,
+            Label.HEDGE_ADDED,
+            f"the evidence hedges ({hedge.group(0)!r}) what the claim states as fact: "
             f"claim {text!r}, evidence {found.clause!r}",
-            missing=(text,),
-            evidence_sentence=found.sentence,
+            (text,),
+            confident=True,
+            sentence=found.sentence,
         )

@@ -22,6 +22,7 @@ other content words; with fewer, ``needs_review``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from judge.pipeline.checks.name_mentions import (
@@ -147,18 +148,11 @@ def _replacement(
     ``run``'s, in ``run``'s place, and none of whose words the claim's names (``claim_keys``)
     hold."""
     ranked = sentence_index("evidence", source).rank(claim, top=TOP_SENTENCES)
-    for sentence in ranked:
-        text = sentence.text
-        for start, end, overlap in _restating_spans(text, context, by_clause=by_clause):
-            for other in name_runs(text):
-                if other.start < start or other.end > end:
-                    continue
-                if all(word_key(word) in claim_keys for word in other.words):
-                    continue
-                if is_acronym_of(run, other):
-                    continue
-                if _aligned(run, other):
-                    return _Swap(other, text[start:end].strip(" ,;:()[]-–—"), text, overlap)
+    for swap in _named_in_restatements(ranked, context, by_clause=by_clause):
+        if all(word_key(word) in claim_keys for word in swap.other.words):
+            continue
+        if not is_acronym_of(run, swap.other) and _aligned(run, swap.other):
+            return swap
     return None
 
 
@@ -193,21 +187,31 @@ def _swap_in(
 ) -> _Swap | None:
     """The first name of ``sentences`` in ``run``'s place, in a clause that restates the
     claim confidently and in a sentence that does not write ``run``."""
+    unwritten = (sentence for sentence in sentences if not _writes(sentence.text, run))
+    for swap in _named_in_restatements(unwritten, context, by_clause=by_clause):
+        if swap.overlap < CONFIDENT_OVERLAP:
+            continue
+        if any(word_key(word) in claim_keys for word in swap.other.words):
+            continue
+        if not is_acronym_of(run, swap.other) and _in_place(run, swap.other):
+            return swap
+    return None
+
+
+def _named_in_restatements(
+    sentences: Iterable[SelectedSpan], context: set[str], *, by_clause: bool
+) -> Iterator[_Swap]:
+    """Each name of the clauses of ``sentences`` (or whole sentences, unless ``by_clause``)
+    that hold enough of ``context``, with its clause, in sentence and clause order: the
+    candidates for the name a claim's name was swapped for."""
     for sentence in sentences:
         text = sentence.text
-        if _writes(text, run):
-            continue
+        names = name_runs(text)
         for start, end, overlap in _restating_spans(text, context, by_clause=by_clause):
-            if overlap < CONFIDENT_OVERLAP:
-                continue
-            for other in name_runs(text):
-                if other.start < start or other.end > end:
-                    continue
-                if any(word_key(word) in claim_keys for word in other.words):
-                    continue
-                if not is_acronym_of(run, other) and _in_place(run, other):
-                    return _Swap(other, text[start:end].strip(" ,;:()[]-–—"), text, overlap)
-    return None
+            clause = text[start:end].strip(" ,;:()[]-–—")
+            for other in names:
+                if start <= other.start and other.end <= end:
+                    yield _Swap(other, clause, text, overlap)
 
 
 def _writes(text: str, run: NameRun) -> bool:

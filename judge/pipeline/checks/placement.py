@@ -26,6 +26,7 @@ from judge.pipeline.checks.matching import found_in, same_quantity
 from judge.pipeline.checks.number_slots import Mention, evidence_mentions, mentions
 from judge.pipeline.checks.number_slots import kind as _kind
 from judge.pipeline.checks.numbers import claim_quantities
+from judge.pipeline.checks.outcome import flagged
 from judge.pipeline.checks.quantities import Quantity, find_quantities
 from judge.pipeline.checks.text import normalise
 from judge.pipeline.claims.sentences import content_forms, content_words, word_form
@@ -82,13 +83,13 @@ class NumberPlacementCheck:
                 "it gives another value",
             )
         reasons = "; ".join(f"{number.text!r} {where.detail}" for number, where in moved)
-        return CheckOutcome(
-            check=self.name,
-            status=CheckStatus.FAILED,
-            label=Label.NUMBER_MISMATCH,
-            detail=f"Numbers stated of another fact than in the cited evidence: {reasons}",
-            missing=tuple(dict.fromkeys(number.text for number, _ in moved)),
-            evidence_sentence=moved[0][1].sentence,
+        return flagged(
+            self.name,
+            Label.NUMBER_MISMATCH,
+            f"Numbers stated of another fact than in the cited evidence: {reasons}",
+            list(dict.fromkeys(number.text for number, _ in moved)),
+            confident=True,
+            sentence=moved[0][1].sentence,
         )
 
 

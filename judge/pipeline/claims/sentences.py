@@ -37,6 +37,7 @@ __all__ = [
     "Sentence",
     "base_form",
     "claims_from_structured",
+    "content_forms",
     "content_words",
     "coverage",
     "extract_sentence_claims",
