@@ -26,6 +26,7 @@ import asyncio
 import json
 import math
 import random
+import re
 import statistics
 import sys
 import time
@@ -182,6 +183,19 @@ async def judge_mode(
         return await judge_sentences(judge, claim, ledger, settings)
     if mode == "facts":
         return await judge_facts(judge, claim, ledger, settings)
+    if mode == "unhedged":
+        # The claim without its epistemic hedges ("may", "suggests that"): a hedged claim is
+        # implied by its plain form, so the plain form's score is a lower bound of its own.
+        plain = unhedged(claim.text)
+        if plain == claim.text:
+            return {"unchanged": True}
+        stripped = claim.model_copy(update={"text": plain})
+        result = await judge_premises(judge, stripped, claim_premises(stripped, ledger, settings))
+        return {**result, "text": plain}
+    if mode == "probe":
+        # The contradiction follow-up asked of every claim, not only of those found unsupported:
+        # P(contradicted) on the whole evidence as a signal of its own.
+        return await probe_premises(judge, claim, claim_premises(claim, ledger, settings))
     if mode == "null":
         # Contextual calibration (Zhao et al., 2021): P(yes) for a content-free claim on the
         # evidence the claim is judged on in auto mode, the judge's bias for that evidence.
@@ -216,6 +230,42 @@ async def judge_premises(judge: Any, claim: Claim, premises: list[Premise]) -> d
         "prompt_tokens": result.trace.prompt_tokens,
         "completion_tokens": result.trace.completion_tokens,
         "premise_chars": sum(len(p.text) for p in premises),
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+
+
+_HEDGE = re.compile(
+    r"\b(?:may|might|could|possibly|probably|likely|potentially|perhaps)\s+(?:be\s+able\s+to\s+)?"
+    r"|\b(?:appears?|seems?)\s+to\s+(?=\w)"
+    r"|\bthat\s+(?=may\b|might\b|could\b)",
+    re.IGNORECASE,
+)
+# "suggests" and "indicates" report a finding; "shows" states it.
+_REPORTS = re.compile(r"\b(?:suggest|indicat)(e?s|ed|ing|e)?\b", re.IGNORECASE)
+
+
+def unhedged(text: str) -> str:
+    """``text`` without its epistemic hedges, for the ``unhedged`` signal."""
+    plain = _REPORTS.sub(lambda m: "show" + {"es": "s", "e": ""}.get(m[1] or "", m[1] or ""), text)
+    return re.sub(r"\s{2,}", " ", _HEDGE.sub("", plain)).strip()
+
+
+async def probe_premises(judge: Any, claim: Claim, premises: list[Premise]) -> dict[str, Any]:
+    """The highest P(contradicted) the probe gives over the claim's windows."""
+    started = time.perf_counter()
+    scores: list[float] = []
+    calls = 0
+    try:
+        for premise in premises:
+            result = await judge.probe_contradiction(claim, premise)
+            calls += result.trace.calls
+            scores.append(result.p_contradicted if result.p_contradicted is not None else 0.0)
+    except VerifierFault as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"[:300], "windows": len(premises)}
+    return {
+        "p_contradicted": max(scores),
+        "windows": len(premises),
+        "calls": calls,
         "seconds": round(time.perf_counter() - started, 3),
     }
 

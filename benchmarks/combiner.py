@@ -50,6 +50,8 @@ from judge.pipeline.checks import default_checks
 from judge.pipeline.claims.sentences import content_words, split_sentences, word_form
 
 WHOLE, SENTENCES = "whole-w2000@yes_no", "sentences-w2000@yes_no"
+PROBE = "probe-w2000@yes_no"
+UNHEDGED = "unhedged-w2000@yes_no"
 FENCE = -math.inf
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -66,6 +68,14 @@ class Claims:
     whole: list[float]
     weakest: list[float]  # min(whole, each sentence) on a multi-sentence claim
     features: np.ndarray
+    # P(contradicted) from the contradiction follow-up asked of every claim (None: not collected)
+    probe: list[float | None]
+    evidence_chars: list[int]
+    # P(yes) of the claim without its epistemic hedges (None: no hedge, or not collected)
+    unhedged: list[float | None]
+    # flagged only because a date or number of the claim is absent from evidence that states
+    # no other value of its kind (no competing value: a detail left out, not a wrong value)
+    absent_only: list[bool]
 
 
 def load(data: Path, signals: Sequence[Path]) -> Claims:
@@ -91,7 +101,45 @@ def load(data: Path, signals: Sequence[Path]) -> Claims:
         whole=whole,
         weakest=weakest,
         features=features,
+        unhedged=[r.get(UNHEDGED, {}).get("p_supported") for r in rows],
+        evidence_chars=[sum(len(e["text"]) for e in records[r["id"]]["evidence"]) for r in rows],
+        probe=[r.get(PROBE, {}).get("p_contradicted") for r in rows],
+        absent_only=[absent_only(records[r["id"]], r) for r in rows],
     )
+
+
+def absent_only(record: dict[str, Any], row: dict[str, Any]) -> bool:
+    """Whether the only checks that flag the claim are the date and number checks, and every
+    value they miss has no value of its kind in the evidence to stand against it."""
+    failed = {name for name, status in row["checks"].items() if status != "passed"}
+    if not failed or not failed <= {"dates", "numbers"}:
+        return False
+    evidence = "\n\n".join(e["text"] for e in record["evidence"])
+    return not competing_value(record["claim"], evidence, failed)
+
+
+def competing_value(claim: str, evidence: str, failed: set[str]) -> bool:
+    from judge.pipeline.checks.date_mentions import find_dates
+    from judge.pipeline.checks.matching import found_in
+    from judge.pipeline.checks.numbers import claim_quantities
+    from judge.pipeline.checks.quantities import evidence_quantities
+    from judge.pipeline.checks.text import normalise
+
+    def shape(m: Any) -> tuple[bool, ...]:
+        return (m.year is None, m.month is None, m.day is None, m.weekday is None)
+
+    if "dates" in failed:
+        evidence_shapes = {shape(m) for m in find_dates(normalise(evidence))}
+        if any(shape(m) in evidence_shapes for m in find_dates(normalise(claim))):
+            return True
+    if "numbers" in failed:
+        pool = evidence_quantities(evidence)
+        for q in claim_quantities(normalise(claim)):
+            if not found_in(q, pool) and any(
+                p.unit == q.unit and p.ordinal == q.ordinal for p in pool
+            ):
+                return True
+    return False
 
 
 FEATURES = (
@@ -177,6 +225,96 @@ def learned_lever(claims: Claims, model: str, *, gate: bool) -> Fit:
         return [threshold is not None and s >= threshold for s in scores], scores
 
     return fit
+
+
+def veto_lever(scores: Sequence[float], probe: Sequence[float | None], gold: Sequence[bool]) -> Fit:
+    """The threshold rule, then a claim it passes fails when the contradiction follow-up's
+    P(contradicted) reaches a second threshold; both tuned together on the training claims."""
+
+    def predict(i: int, t: float, t_c: float) -> bool:
+        contra = probe[i]
+        return scores[i] >= t and (contra is None or contra < t_c)
+
+    def fit(train: list[int], test: list[int]) -> tuple[list[bool], list[float]]:
+        t, t_c = _grid(train, gold, predict, scores, probe)
+        return [predict(i, t, t_c) for i in test], [scores[i] for i in test]
+
+    return fit
+
+
+def length_lever(scores: Sequence[float], chars: Sequence[int], gold: Sequence[bool]) -> Fit:
+    """The threshold rule on the score's logit less ``slope`` times the log of the evidence's
+    length (in thousands of characters): a threshold that moves with the evidence length, the
+    slope and the threshold tuned together on the training claims."""
+    sizes = [math.log(max(c, 1) / 1000) for c in chars]
+
+    def adjusted(i: int, slope: float) -> float:
+        if not math.isfinite(scores[i]):
+            return scores[i]
+        return accuracy.logit(scores[i]) - slope * sizes[i]
+
+    def fit(train: list[int], test: list[int]) -> tuple[list[bool], list[float]]:
+        best: tuple[float, float, float] | None = None
+        truth = [gold[i] for i in train]
+        for slope in np.linspace(-1.0, 1.0, 21):
+            values = [adjusted(i, float(slope)) for i in train]
+            t = _threshold(values, truth)
+            if t is None:
+                continue
+            value = balanced_accuracy(truth, [v >= t for v in values]) or 0.0
+            if best is None or value > best[0]:
+                best = (value, float(slope), t)
+        assert best is not None
+        _, slope, t = best
+        out = [adjusted(i, slope) for i in test]
+        return [v >= t for v in out], out
+
+    return fit
+
+
+def soft_absence_lever(
+    scores: Sequence[float], flagged: Sequence[bool], absent: Sequence[bool], gold: Sequence[bool]
+) -> Fit:
+    """Checks as a hard pre-filter, except a claim flagged only for a date or number the
+    evidence leaves out (no competing value): the judge decides it, against a threshold of its
+    own; both thresholds tuned on the training claims."""
+
+    def predict(i: int, t: float, t_absent: float) -> bool:
+        if flagged[i] and not absent[i]:
+            return False
+        return scores[i] >= (t_absent if absent[i] else t)
+
+    def fit(train: list[int], test: list[int]) -> tuple[list[bool], list[float]]:
+        t, t_absent = _grid(train, gold, predict, scores, scores)
+        return [predict(i, t, t_absent) for i in test], [
+            scores[i] if not flagged[i] or absent[i] else FENCE for i in test
+        ]
+
+    return fit
+
+
+def _grid(
+    train: list[int],
+    gold: Sequence[bool],
+    predict: Callable[[int, float, float], bool],
+    first: Sequence[float],
+    second: Sequence[float | None],
+) -> tuple[float, float]:
+    """The pair of thresholds with the best balanced accuracy on the training claims (ties:
+    the first found, in ascending order)."""
+    known = [first[i] for i in train if math.isfinite(first[i])]
+    other = [v for i in train if (v := second[i]) is not None and math.isfinite(v)]
+    firsts = sorted(set(np.quantile(known, np.linspace(0.05, 0.95, 37)).round(4)))
+    seconds = [*sorted(set(np.quantile(other, np.linspace(0.0, 1.0, 41)).round(4))), math.inf]
+    best: tuple[float, float, float] | None = None
+    truth = [gold[i] for i in train]
+    for t in firsts:
+        for t2 in seconds:
+            value = balanced_accuracy(truth, [predict(i, t, t2) for i in train]) or 0.0
+            if best is None or value > best[0]:
+                best = (value, t, t2)
+    assert best is not None
+    return best[1], best[2]
 
 
 def _estimator(model: str) -> Any:
@@ -337,6 +475,38 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_boosting:
         boosted = learned_lever(claims, "boosting", gate=True)
         levers.append(("f c's checks + gradient boosting, sigmoid-calibrated", boosted))
+    if any(p is not None for p in claims.probe):
+        levers.append(
+            (
+                "g c + contradiction follow-up of every claim passed, P(contradicted) veto",
+                veto_lever(gated, claims.probe, claims.gold),
+            )
+        )
+    levers.append(
+        (
+            "h c, but a date or number left out (no competing value) goes to the judge",
+            soft_absence_lever(claims.weakest, claims.flagged, claims.absent_only, claims.gold),
+        )
+    )
+    levers.append(
+        (
+            "i c with a threshold that moves with the evidence's length",
+            length_lever(gated, claims.evidence_chars, claims.gold),
+        )
+    )
+    if any(p is not None for p in claims.unhedged):
+        # A hedged claim is implied by its plain form: it is at least as supported.
+        plain = [
+            s if u is None else max(s, u)
+            for s, u in zip(claims.weakest, claims.unhedged, strict=True)
+        ]
+        gated_plain = [FENCE if f else s for f, s in zip(claims.flagged, plain, strict=True)]
+        levers.append(
+            (
+                "j c, a hedged claim as supported as its plain form (the higher score)",
+                threshold_lever(gated_plain, claims.gold),
+            )
+        )
     print(f"{n} claims, {sum(claims.gold)} supported, {len(set(claims.datasets))} datasets;")
     print(f"{sum(claims.flagged)} flagged by the exact checks; features: {', '.join(FEATURES)}\n")
     print("| lever | k-fold (5 folds x 5 seeds) | LODO pooled | McNemar vs c (LODO) |")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from judge.pipeline.entail.length import length_calibrated
 from judge.pipeline.entail.types import EntailmentResult, Premise
 from judge.pipeline.entail.verdict import decide_label, evidence_spans
 from judge.protocols import ContradictionProbe, Judge
@@ -59,6 +60,7 @@ async def judge_over_windows(
     question: str | None,
     t_entail: float,
     t_contra: float,
+    length_slope: float = 0.0,
 ) -> ClaimJudgement:
     """Supported if any window supports the claim, contradicted if any window contradicts it
     (contradiction wins, so judging stops at the first). A ``VerifierFault`` from any window
@@ -73,6 +75,7 @@ async def judge_over_windows(
     labels: list[Label] = []
     for premise in premises:
         result = await judge.entail(claim, premise, question)
+        result = length_calibrated(result, premise, length_slope)
         results.append(result)
         labels.append(decide_label(result, t_entail, t_contra))
         if labels[-1] is Label.CONTRADICTED:
@@ -102,16 +105,21 @@ async def judge_over_views(
     question: str | None,
     t_entail: float,
     t_contra: float,
+    length_slope: float = 0.0,
 ) -> ClaimJudgement:
     """Judge the claim on each evidence view (the selected sentences, the whole passages); its
     support score is the mean of the views' scores, so each view can outvote the other's
     misreading. Contradiction in any view wins; without scores, supported needs every view.
     One view is :func:`judge_over_windows`. The probe target is the first view."""
     if len(views) == 1:
-        return await judge_over_windows(judge, claim, views[0], question, t_entail, t_contra)
+        return await judge_over_windows(
+            judge, claim, views[0], question, t_entail, t_contra, length_slope
+        )
     parts: list[ClaimJudgement] = []
     for premises in views:
-        part = await judge_over_windows(judge, claim, premises, question, t_entail, t_contra)
+        part = await judge_over_windows(
+            judge, claim, premises, question, t_entail, t_contra, length_slope
+        )
         part.view = len(parts)
         parts.append(part)
         if part.label is Label.CONTRADICTED:
@@ -212,6 +220,7 @@ async def judge_sentences(
     question: str | None,
     t_entail: float,
     t_contra: float,
+    length_slope: float = 0.0,
 ) -> ClaimJudgement:
     """A multi-sentence claim judged whole (``whole``) and sentence by sentence: it is as
     supported as its weakest part, and contradicted if any part is. Small judges pass a
@@ -221,7 +230,9 @@ async def judge_sentences(
     the weakest sentence (see :func:`judge_over_windows`)."""
     parts = [whole]
     for sentence, premises in sentences:
-        part = await judge_over_windows(judge, sentence, premises, question, t_entail, t_contra)
+        part = await judge_over_windows(
+            judge, sentence, premises, question, t_entail, t_contra, length_slope
+        )
         parts.append(part)
         if part.label is Label.CONTRADICTED:
             break

@@ -63,8 +63,9 @@ async def judge_claim(judge: Judge, context: ClaimContext) -> JudgedClaim:
     claim = alignment.claim.model_copy(update={"citations": alignment.passage_ids})
     passages = [p for pid in alignment.passage_ids if (p := ledger.get(pid)) is not None]
     views = evidence_views(claim, passages, ledger, settings)
+    slope = thresholds.length_slope
     result = await judge_over_views(
-        judge, claim, views.premises, question, thresholds.t_entail, thresholds.t_contra
+        judge, claim, views.premises, question, thresholds.t_entail, thresholds.t_contra, slope
     )
     sentences = sentence_claims(claim) if settings.judge_claim_sentences else []
     if len(sentences) > 1 and result.label is not Label.CONTRADICTED:
@@ -73,7 +74,7 @@ async def judge_claim(judge: Judge, context: ClaimContext) -> JudgedClaim:
         whole = views.whole or claim_premises(claim, ledger, settings)
         each = [(sentence, whole) for sentence in sentences]
         result = await judge_sentences(
-            judge, result, each, question, thresholds.t_entail, thresholds.t_contra
+            judge, result, each, question, thresholds.t_entail, thresholds.t_contra, slope
         )
     return JudgedClaim(context, result, views, passages)
 

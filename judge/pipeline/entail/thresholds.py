@@ -1,7 +1,9 @@
 """Decision thresholds: the configured defaults, or a calibration file written by `judge calibrate`.
 
 A calibration file is JSON: ``{"t_entail": float, "t_contra": float, ...}``, with an optional
-``t_answer`` (the answer rule: see :mod:`judge.pipeline.policy`); any other keys
+``t_answer`` (the answer rule: see :mod:`judge.pipeline.policy`) and ``length_slope`` (how the
+support score is read against the evidence length: :mod:`judge.pipeline.entail.length`;
+absent: the settings' own); any other keys
 (objective, expected precision and recall, sample size) are kept for the record. The file's
 content hash is reported in every verdict so a decision can be traced to its thresholds.
 """
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judge.config import Settings
+from judge.config import MAX_LENGTH_SLOPE, Settings
 from judge.errors import ConfigError
 from judge.text import strict_json
 
@@ -27,6 +29,8 @@ class Thresholds:
     source: str = "defaults"
     # An answer passes only if its weakest judged claim reaches it; None: t_entail alone.
     t_answer: float | None = None
+    # The support score's correction for the evidence length (0: scores as read).
+    length_slope: float = 0.0
 
 
 def calibration_path(settings: Settings) -> Path:
@@ -38,11 +42,16 @@ def calibration_path(settings: Settings) -> Path:
 def active_thresholds(settings: Settings) -> Thresholds:
     path = calibration_path(settings)
     if settings.calibration_file is None and not path.is_file():
-        return Thresholds(settings.t_entail, settings.t_contra, t_answer=settings.t_answer)
-    return load_calibration(path)
+        return Thresholds(
+            settings.t_entail,
+            settings.t_contra,
+            t_answer=settings.t_answer,
+            length_slope=settings.length_slope,
+        )
+    return load_calibration(path, default_slope=settings.length_slope)
 
 
-def load_calibration(path: Path) -> Thresholds:
+def load_calibration(path: Path, *, default_slope: float = 0.0) -> Thresholds:
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -53,6 +62,8 @@ def load_calibration(path: Path) -> Thresholds:
         t_contra = float(data["t_contra"])
         answer = data.get("t_answer")
         t_answer = None if answer is None else float(answer)
+        slope = data.get("length_slope")
+        length_slope = default_slope if slope is None else float(slope)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ConfigError(f"calibration file {path} is not valid: {exc}") from None
     except strict_json.DuplicateKeyError as exc:
@@ -60,8 +71,12 @@ def load_calibration(path: Path) -> Thresholds:
     for name, value in (("t_entail", t_entail), ("t_contra", t_contra), ("t_answer", t_answer)):
         if value is not None and not 0.0 <= value <= 1.0:
             raise ConfigError(f"calibration file {path}: {name} must lie in [0, 1]")
+    if not 0.0 <= length_slope <= MAX_LENGTH_SLOPE:
+        raise ConfigError(
+            f"calibration file {path}: length_slope must lie in [0, {MAX_LENGTH_SLOPE:g}]"
+        )
     digest = "sha256:" + hashlib.sha256(raw).hexdigest()
-    return Thresholds(t_entail, t_contra, digest, str(path), t_answer)
+    return Thresholds(t_entail, t_contra, digest, str(path), t_answer, length_slope)
 
 
 def write_calibration(path: Path, t_entail: float, t_contra: float, **record: Any) -> str:
