@@ -61,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
         calibration.t_entail,
         calibration.t_contra,
         source=source,
+        # The scores were read with the settings' slope: the thresholds hold for it alone.
+        length_slope=settings.length_slope,
         **answer,
         **calibration.record,
     )

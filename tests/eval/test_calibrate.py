@@ -253,6 +253,9 @@ def test_judge_calibrate_writes_the_file_verify_loads(tmp_path: Path) -> None:
     assert written["objective"] == "balanced_accuracy"
     assert written["expected_in_sample"]["precision"] == 1.0
     assert written["source"]["path"] == str(pred)
+    # the thresholds hold for the slope the scores were read with, which the file records
+    assert written["length_slope"] == settings.length_slope
+    assert after.length_slope == settings.length_slope
 
 
 def test_judge_calibrate_fails_without_writing_when_unreachable(

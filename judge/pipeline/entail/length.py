@@ -1,8 +1,10 @@
 """Support scores read against the length of the evidence they were given on.
 
 A small judge says "yes" more readily on a short premise than on a long one: on the
-development claims its P(yes) for supported claims falls as the evidence grows, whatever the
-dataset (benchmarks/ACCURACY.md, eleventh round). The score is corrected in log-odds by
+development claims its P(yes) for supported claims falls as the evidence grows, while that of
+unsupported claims does not, so one threshold is too lenient on a two-line passage and too
+strict on a whole article (benchmarks/ACCURACY.md, eleventh round). The score is corrected in
+log-odds by
 ``slope`` times the log of the premise's evidence length against :data:`REFERENCE_CHARS`, so one
 threshold serves a two-line passage and a whole article. ``slope`` 0 leaves scores as read.
 The verdict cache keeps the judge's own scores: the correction is applied after it.
