@@ -156,15 +156,9 @@ def test_eval_resumes_after_limit_and_torn_line(
 
 
 def test_predictions_carry_labels_scores_and_costs(
-    data: Path,
-    tmp_path: Path,
-    server: tuple[FakeJudgeServer, str],
-    monkeypatch: pytest.MonkeyPatch,
+    data: Path, tmp_path: Path, server: tuple[FakeJudgeServer, str]
 ) -> None:
     _, url = server
-    # The scores as the judge gave them: their reading against the evidence length has its own
-    # tests (tests/pipeline/entail/test_length.py).
-    monkeypatch.setenv("JUDGE_LENGTH_SLOPE", "0")
     out = tmp_path / "pred.jsonl"
     assert _eval(data, out, url) == 0
     by_id = {p["id"]: p for p in read_predictions(out)}
@@ -316,7 +310,6 @@ def test_calibration_from_eval_changes_verify_decisions(
 ) -> None:
     state = tmp_path / "state"
     monkeypatch.setenv("JUDGE_STATE_DIR", str(state))
-    monkeypatch.setenv("JUDGE_LENGTH_SLOPE", "0")  # the scripted scores decide as written
     records = [
         {
             "id": f"h{i}",

@@ -59,8 +59,7 @@ def test_a_failure_shows_the_claim_table(verifier: Verifier) -> None:
     claim = "Customers may return any unopened item within {} days of delivery for a full refund."
     assert lines[-3:] == [
         "   claim  label            score  cites  text",
-        # the fake judge's 0.90, read against an 84-character passage
-        "   c1     supported        0.67   S1     " + claim.format(30),
+        "   c1     supported        0.90   S1     " + claim.format(30),
         "x  c2     number_mismatch  -      S1     " + claim.format(60),
     ]
 

@@ -8,6 +8,10 @@ log-odds by
 ``slope`` times the log of the premise's evidence length against :data:`REFERENCE_CHARS`, so one
 threshold serves a two-line passage and a whole article. ``slope`` 0 leaves scores as read.
 The verdict cache keeps the judge's own scores: the correction is applied after it.
+
+Off by default (``Settings.length_slope`` 0): it helps claims judged against whole documents of
+very different lengths and costs claims judged against short passages, as an answer's claims
+found by search are.
 """
 
 from __future__ import annotations
