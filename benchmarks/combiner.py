@@ -47,6 +47,11 @@ from judge.errors import CalibrationInfeasible
 from judge.eval.calibrate import Objective, choose_threshold, stratified_folds
 from judge.eval.metrics import balanced_accuracy
 from judge.pipeline.checks import default_checks
+from judge.pipeline.checks.date_mentions import DateMention, find_dates
+from judge.pipeline.checks.matching import found_in
+from judge.pipeline.checks.numbers import claim_quantities
+from judge.pipeline.checks.quantities import evidence_quantities
+from judge.pipeline.checks.text import normalise
 from judge.pipeline.claims.sentences import content_words, split_sentences, word_form
 
 WHOLE, SENTENCES = "whole-w2000@yes_no", "sentences-w2000@yes_no"
@@ -119,13 +124,10 @@ def absent_only(record: dict[str, Any], row: dict[str, Any]) -> bool:
 
 
 def competing_value(claim: str, evidence: str, failed: set[str]) -> bool:
-    from judge.pipeline.checks.date_mentions import find_dates
-    from judge.pipeline.checks.matching import found_in
-    from judge.pipeline.checks.numbers import claim_quantities
-    from judge.pipeline.checks.quantities import evidence_quantities
-    from judge.pipeline.checks.text import normalise
+    """Whether the evidence states a date of the same precision as a claim date (dates check)
+    or a number of the same unit as a claim number it does not hold (numbers check)."""
 
-    def shape(m: Any) -> tuple[bool, ...]:
+    def shape(m: DateMention) -> tuple[bool, ...]:
         return (m.year is None, m.month is None, m.day is None, m.weekday is None)
 
     if "dates" in failed:
