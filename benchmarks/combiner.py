@@ -57,6 +57,7 @@ from judge.pipeline.claims.sentences import content_words, split_sentences, word
 WHOLE, SENTENCES = "whole-w2000@yes_no", "sentences-w2000@yes_no"
 PROBE = "probe-w2000@yes_no"
 UNHEDGED = "unhedged-w2000@yes_no"
+SELECTED = "selected-w2000@yes_no"
 FENCE = -math.inf
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -81,6 +82,9 @@ class Claims:
     # flagged only because a date or number of the claim is absent from evidence that states
     # no other value of its kind (no competing value: a detail left out, not a wrong value)
     absent_only: list[bool]
+    # P(yes) on the claim's best-matching evidence sentences and their neighbours (BM25), for
+    # claims whose evidence is longer than one 250-token window (None: not collected)
+    selected: list[float | None]
 
 
 def load(data: Path, signals: Sequence[Path]) -> Claims:
@@ -110,6 +114,7 @@ def load(data: Path, signals: Sequence[Path]) -> Claims:
         evidence_chars=[sum(len(e["text"]) for e in records[r["id"]]["evidence"]) for r in rows],
         probe=[r.get(PROBE, {}).get("p_contradicted") for r in rows],
         absent_only=[absent_only(records[r["id"]], r) for r in rows],
+        selected=[r.get(SELECTED, {}).get("p_supported") for r in rows],
     )
 
 
@@ -269,6 +274,43 @@ def length_lever(scores: Sequence[float], chars: Sequence[int], gold: Sequence[b
         assert best is not None
         _, slope, t = best
         out = [adjusted(i, slope) for i in test]
+        return [v >= t for v in out], out
+
+    return fit
+
+
+# Evidence lengths below which lever k leaves a score as read, tried in every split.
+LENGTH_FLOORS = (500, 1000, 1500, 2000, 3000)
+
+
+def floored_length_lever(
+    scores: Sequence[float], chars: Sequence[int], gold: Sequence[bool]
+) -> Fit:
+    """Lever i raising scores on long evidence only: evidence shorter than a floor keeps its
+    score as read (an answer's short passages, a policy page), longer evidence has its logit
+    raised by ``slope`` times log(length / floor); floor, slope and threshold tuned together on
+    the training claims."""
+
+    def adjusted(i: int, floor: int, slope: float) -> float:
+        if not math.isfinite(scores[i]):
+            return scores[i]
+        return accuracy.logit(scores[i]) + slope * math.log(max(chars[i], floor) / floor)
+
+    def fit(train: list[int], test: list[int]) -> tuple[list[bool], list[float]]:
+        best: tuple[float, int, float, float] | None = None
+        truth = [gold[i] for i in train]
+        for floor in LENGTH_FLOORS:
+            for slope in np.linspace(0.0, 1.5, 16):
+                values = [adjusted(i, floor, float(slope)) for i in train]
+                t = _threshold(values, truth)
+                if t is None:
+                    continue
+                value = balanced_accuracy(truth, [v >= t for v in values]) or 0.0
+                if best is None or value > best[0]:
+                    best = (value, floor, float(slope), t)
+        assert best is not None
+        _, floor, slope, t = best
+        out = [adjusted(i, floor, slope) for i in test]
         return [v >= t for v in out], out
 
     return fit
@@ -509,6 +551,28 @@ def main(argv: list[str] | None = None) -> int:
                 threshold_lever(gated_plain, claims.gold),
             )
         )
+    levers.append(
+        (
+            "k i on long evidence only: scores below a length floor left as read",
+            floored_length_lever(gated, claims.evidence_chars, claims.gold),
+        )
+    )
+    if any(p is not None for p in claims.selected):
+        # On long evidence the small judge passes most unsupported claims the checks let
+        # through: the claim set beside the few sentences that match it best, as a second view.
+        for tag, pick in (("l", min), ("m", max)):
+            focused = [
+                s if f or v is None or not math.isfinite(s) else pick(s, v)
+                for s, v, f in zip(gated, claims.selected, claims.flagged, strict=True)
+            ]
+            how = "lower" if pick is min else "higher"
+            levers.append(
+                (
+                    f"{tag} c, on long evidence the {how} of it and P(yes) on the selected "
+                    "sentences",
+                    threshold_lever(focused, claims.gold),
+                )
+            )
     print(f"{n} claims, {sum(claims.gold)} supported, {len(set(claims.datasets))} datasets;")
     print(f"{sum(claims.flagged)} flagged by the exact checks; features: {', '.join(FEATURES)}\n")
     print("| lever | k-fold (5 folds x 5 seeds) | LODO pooled | McNemar vs c (LODO) |")

@@ -20,7 +20,10 @@ from judge.schemas import CheckOutcome, Label
 _PREFIXED = r"(?!FY\s?'?\d{2,4}(?![\w-]))[A-Z]{2,10}[-_#]?\d{3,}(?:-\d+)*"
 # Upper-case letter and digit groups joined by hyphens, at least three digits: AB12-34-X.
 _SKU = r"(?=(?:[A-Z-]*\d){3})(?=[\dA-Z-]*[A-Z])[A-Z\d]+(?:-[A-Z\d]+)+"
-_VERSION = r"[vV]\d+(?:\.\d+)+|\d+(?:\.\d+){2,}"
+# "v3.2", "version 3.2" and "3.2.1": a version the claim names in words is still a version
+# ("Version 3.2" against "v3.2"), not a decimal number.
+_VERSION = r"(?:[vV]|[Vv]ersion\s)\d+(?:\.\d+)+|\d+(?:\.\d+){2,}"
+_VERSION_PREFIX = re.compile(r"^(?:version\s*|v)", re.IGNORECASE)
 _HEX = r"(?:0x)?(?=[a-fA-F]*\d)(?=\d*[a-fA-F])[0-9a-fA-F]{7,64}"
 _TICKET = r"#\d{3,}"
 # Model and product names: capitals then one or two digits, an optional lower-case suffix
@@ -84,7 +87,7 @@ def find_identifiers(text: str) -> list[Identifier]:
 def _pattern(identifier: Identifier) -> re.Pattern[str]:
     """A pattern finding the identifier in evidence, tolerant of case and separators only."""
     if identifier.kind == "version":
-        core = re.escape(identifier.text.lstrip("vV"))
+        core = re.escape(_VERSION_PREFIX.sub("", identifier.text))
         return re.compile(rf"(?<![\w.])(?:v|version\s*)?{core}(?![\w]|\.\d)", re.IGNORECASE)
     if identifier.kind == "ticket":
         return re.compile(rf"(?<![\w]){re.escape(identifier.text)}(?!\d)")

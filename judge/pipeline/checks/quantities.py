@@ -184,6 +184,10 @@ _NOT_COUNTED = frozenset(
         "out times was were is are has had have with without into each every",
     )
 )
+# Units too ambiguous to read and not things counted either: "5 pounds" is a price as often as
+# a weight, so it stands against "£5" and "5 lb" alike; "5 pounds of beef" weighs something.
+_AMBIGUOUS_UNITS = frozenset({"pound", "pounds"})
+_OF = re.compile(r"\s+of\b")
 _NEXT_WORD = re.compile(r"[ \t]+([a-z][a-z-]{2,})\b")
 
 
@@ -193,6 +197,8 @@ def counted_noun(rest: str) -> str | None:
     (a unit follows)."""
     word = _NEXT_WORD.match(rest[:40])
     if word is None or word.group(1) in _NOT_COUNTED:
+        return None
+    if word.group(1) in _AMBIGUOUS_UNITS and not _OF.match(rest[word.end() :]):
         return None
     # The caller found no unit right after the number; one after the word ("business days")
     # names what the number measures.

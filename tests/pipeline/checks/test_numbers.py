@@ -60,6 +60,9 @@ check = NumberCheck()
         ("The wall is 1.4m high.", "The wall is 1.4 metres high."),
         ("Revenue was £3 million.", "Revenue was 3 million pounds."),
         ("Revenue was 3 million pounds.", "Revenue was £3m."),
+        # A bare "5 pounds" is a price or a weight: it stands against either.
+        ("The ticket costs £5.", "The ticket costs 5 pounds."),
+        ("The parcel weighs 5 lb.", "The parcel weighs 5 pounds."),
         # Things are counted in whole numbers: one dot group before what is counted is thousands.
         ("The survey had 1.000 respondents.", "The survey had 1,000 respondents."),
         ("The dose is 1.125 mg.", "The dose is 1.125 mg."),
