@@ -84,6 +84,16 @@ _MEASURES: dict[str, tuple[str, Decimal]] = {
     "gallon": ("volume", Decimal("3.785411784")),
     "km/h": ("speed", Decimal(1)), "mph": ("speed", Decimal("1.609344")),
     "°c": ("temperature", Decimal(1)), "°f": ("temperature", Decimal(1)),
+    "w": ("power", Decimal(1)), "kw": ("power", Decimal(10**3)), "mw": ("power", Decimal(10**6)),
+    "gw": ("power", Decimal(10**9)), "tw": ("power", Decimal(10**12)),
+    "wh": ("energy", Decimal(1)), "kwh": ("energy", Decimal(10**3)),
+    "mwh": ("energy", Decimal(10**6)), "gwh": ("energy", Decimal(10**9)),
+    "twh": ("energy", Decimal(10**12)),
+    "hz": ("frequency", Decimal(1)), "khz": ("frequency", Decimal(10**3)),
+    "mhz": ("frequency", Decimal(10**6)), "ghz": ("frequency", Decimal(10**9)),
+    "byte": ("data", Decimal(1)), "kb": ("data", Decimal(10**3)), "mb": ("data", Decimal(10**6)),
+    "gb": ("data", Decimal(10**9)), "tb": ("data", Decimal(10**12)),
+    "pb": ("data", Decimal(10**15)),
 }  # fmt: skip
 # Every spelling of a unit maps to its key above, so "30 days" and "30-day" compare equal.
 _SPELLING = {
@@ -108,9 +118,20 @@ _SPELLING = {
     "km per hour": "km/h", "miles per hour": "mph", "miles an hour": "mph",
     "celsius": "°c", "degrees celsius": "°c", "° c": "°c",
     "fahrenheit": "°f", "degrees fahrenheit": "°f", "° f": "°f",
+    "watt": "w", "watts": "w", "kilowatt": "kw", "kilowatts": "kw", "megawatt": "mw",
+    "megawatts": "mw", "gigawatt": "gw", "gigawatts": "gw", "terawatt": "tw", "terawatts": "tw",
+    "watt-hour": "wh", "watt-hours": "wh", "kilowatt-hour": "kwh", "kilowatt-hours": "kwh",
+    "megawatt-hour": "mwh", "megawatt-hours": "mwh", "gigawatt-hour": "gwh",
+    "gigawatt-hours": "gwh", "terawatt-hour": "twh", "terawatt-hours": "twh",
+    "hertz": "hz", "kilohertz": "khz", "megahertz": "mhz", "gigahertz": "ghz",
+    "bytes": "byte", "kilobyte": "kb", "kilobytes": "kb", "megabyte": "mb", "megabytes": "mb",
+    "gigabyte": "gb", "gigabytes": "gb", "terabyte": "tb", "terabytes": "tb",
+    "petabyte": "pb", "petabytes": "pb",
 }  # fmt: skip
 # Symbols that are also ordinary words or letters count only when glued to the number.
-_GLUED_ONLY = frozenset({"in", "h", "l", "mi", "d", "mo", "mos"})
+_GLUED_ONLY = frozenset({"in", "h", "l", "mi", "d", "mo", "mos", "w"})
+# Sizes of data are bytes only with a capital B: "8 Gb" is gigabits, "8 GB" gigabytes.
+_BYTES_WITH_CAPITAL_B = frozenset({"kb", "mb", "gb", "tb", "pb"})
 # Read in lower case only: "3D" and "2D" are dimensions, "60d" is sixty days; "5G" is a
 # network generation, "5 g" and "5g" five grams.
 _LOWER_CASE_ONLY = frozenset({"d", "g"})
@@ -141,6 +162,8 @@ def measure_unit(raw: str, glued: bool) -> str | None:
     if spelled in _GLUED_ONLY and not glued:
         return None
     if spelled in _LOWER_CASE_ONLY and not raw.islower():
+        return None
+    if spelled in _BYTES_WITH_CAPITAL_B and not raw.endswith("B"):
         return None
     key = _SPELLING.get(spelled, spelled)
     if key not in _MEASURES:

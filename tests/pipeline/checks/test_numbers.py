@@ -63,6 +63,11 @@ check = NumberCheck()
         # A bare "5 pounds" is a price or a weight: it stands against either.
         ("The ticket costs £5.", "The ticket costs 5 pounds."),
         ("The parcel weighs 5 lb.", "The parcel weighs 5 pounds."),
+        # Power, energy, frequency and data sizes, in symbols or words.
+        ("The plant produces 10 MW.", "The plant produces 10 megawatts."),
+        ("It has 16GB of RAM.", "It ships with 16 gigabytes of memory."),
+        ("The chip runs at 3.2GHz.", "The chip runs at 3.2 gigahertz."),
+        ("A 100W bulb.", "A 100 watt bulb."),
         # Things are counted in whole numbers: one dot group before what is counted is thousands.
         ("The survey had 1.000 respondents.", "The survey had 1,000 respondents."),
         ("The dose is 1.125 mg.", "The dose is 1.125 mg."),
@@ -130,6 +135,11 @@ def test_same_number_in_another_format_passes(claim: str, evidence: str) -> None
         ("The drug cut deaths by a third.", "The drug cut deaths by 50%.", "a third"),
         # "g" written apart from its number is grams too: the evidence's 5 is no bare number.
         ("The dose is 5 mg per day.", "The dose is 5 g per day.", "5 mg"),
+        # The same number of another size of the same measure.
+        ("The plant produces 10 GW.", "The plant produces 10 megawatts.", "10 GW"),
+        ("It has 16 GB of storage.", "It has 16 TB of storage.", "16 GB"),
+        ("The chip runs at 3.2 GHz.", "The chip runs at 3.2 MHz.", "3.2 GHz"),
+        ("The home used 5 kWh.", "The home used 5 MWh.", "5 kWh"),
     ],
 )
 def test_number_absent_from_evidence_fails(claim: str, evidence: str, missing: str) -> None:
