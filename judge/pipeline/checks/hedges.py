@@ -57,6 +57,24 @@ _RATE = (
     r"(?:a|an|per|each|every) (?:second|minute|hour|day|week|month|year)|daily|hourly|weekly"
 )
 _ONLY = r"only|solely|exclusively|sole"
+# A share stated as a number bears out "most" above half and "few" below 40 %; a count of a
+# whole ("41 of 50") is left to the judge.
+_PERCENT = r"(?:\.\d+)? ?(?:%|per ?cent)"
+_OF_A_WHOLE = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten) (?:of|out of) \d+"
+_MOST_SHARE = rf"(?:5[1-9]|[6-9]\d|100){_PERCENT}|{_OF_A_WHOLE}"
+_FEW_SHARE = rf"(?:\d|[1-3]\d){_PERCENT}|{_OF_A_WHOLE}"
+# "most" as a quantifier ("most patients", "most of the"), not a superlative ("the most
+# popular", "most famous", "most likely").
+_MOST = (
+    r"(?<!the )(?<!at )most(?= of (?:the|them|these|those|its|their|our|all)\b"
+    r"| (?!\w+(?:ous|ss|ly)\b)[a-z]+(?:s|ren|people)\b)"
+)
+# "few" says hardly any; "a few", "quite a few" and "as few as" say otherwise, and "a few days"
+# is a span of time.
+_FEW = (
+    r"(?<!a )(?<!as )(?<!very )few"
+    r"(?! (?:of )?(?:seconds|minutes|hours|days|weeks|months|years|times)\b)"
+)
 _AT_MOST = r"at most|no more than|not more than|a maximum of"
 GROUPS: tuple[HedgeGroup, ...] = (
     _group(
@@ -86,6 +104,18 @@ GROUPS: tuple[HedgeGroup, ...] = (
         "only",
         rf"(?<!not )(?<!if )(?:{_ONLY})",
         rf"{_ONLY}|just|alone|unique|uniquely|nothing but|no other|limited to|restricted to|single",
+    ),
+    _group(
+        "most",
+        _MOST,
+        r"most|mostly|majority|largely|predominantly|mainly|primarily|nearly all|almost all|"
+        rf"all|every|vast|overwhelming|more than half|over half|{_MOST_SHARE}",
+    ),
+    _group(
+        "few",
+        _FEW,
+        r"few|fewer|rare|rarely|seldom|minority|handful|hardly|scarcely|little|low|only|limited|"
+        rf"small (?:number|share|proportion|fraction|minority)|{_FEW_SHARE}",
     ),
     _group("usually", _USUALLY, _USUAL_EVIDENCE),
     _group("often", _OFTEN, rf"{_USUAL_EVIDENCE}|{_RATE}"),

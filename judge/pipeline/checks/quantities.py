@@ -69,6 +69,8 @@ _BOUND_AFTER: tuple[tuple[Bound, re.Pattern[str]], ...] = (
 
 def _bound(before: str, after: str) -> Bound | None:
     """The limit the words around a number make of it, if any."""
+    # The limit stands before the currency of an amount: "under $50", "over EUR 10".
+    before = units.CURRENCY_BEFORE.sub("", before)
     for bound, pattern in _BOUND_BEFORE:
         if pattern.search(before):
             return bound

@@ -25,6 +25,10 @@ check = HedgeCheck()
         ("People touch their lips frequently.", "The average contact rate per hour was 15.7."),
         ("Patients often take it.", "Patients take it three times a day."),
         ("Refunds usually take 5 days.", "Refunds often take 5 days."),
+        ("Most customers renewed.", "62% of customers renewed."),
+        ("Most of the staff left.", "The majority of staff left."),
+        ("Few patients died.", "Only 2 of 300 patients died."),
+        ("Few voters agreed.", "1.5% of voters agreed."),
     ],
 )
 def test_hedge_carried_by_evidence_passes(claim: str, evidence: str) -> None:
@@ -47,6 +51,12 @@ def test_hedge_carried_by_evidence_passes(claim: str, evidence: str) -> None:
         ("It is only sold online.", "It is sold online.", "only"),
         ("All rooms have a view.", "The rooms have a view.", "all"),
         ("Delivery is guaranteed.", "Delivery is expected.", "guaranteed"),
+        # Quantifiers flipped, or a share on the other side of half.
+        ("Most customers renewed.", "Few customers renewed.", "most"),
+        ("Few customers renewed.", "Most customers renewed.", "few"),
+        ("Most customers renewed.", "12% of customers renewed.", "most"),
+        ("Few customers renewed.", "62% of customers renewed.", "few"),
+        ("Most of the staff left.", "Half of the staff left.", "most"),
     ],
 )
 def test_hedge_absent_from_evidence_fails(claim: str, evidence: str, missing: str) -> None:
@@ -70,6 +80,12 @@ def test_hedge_absent_from_evidence_fails(claim: str, evidence: str, missing: st
         "It is not always open.",  # negated hedges weaken the claim
         "Not only cats but dogs too.",
         "The shop opens at nine.",
+        "It is the most popular sport.",  # superlatives, not quantifiers
+        "The most famous paintings hang here.",
+        "It will most likely rain.",
+        "A few customers renewed.",  # "a few" is some
+        "Recovery takes a few days.",
+        "As few as 100 copies were found.",
     ],
 )
 def test_words_that_are_not_hedges_are_not_checked(claim: str) -> None:

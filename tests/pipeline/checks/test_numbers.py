@@ -76,6 +76,8 @@ check = NumberCheck()
         ("Under 10% agreed.", "Fewer than one in ten agreed."),
         ("The library holds over 260,000 volumes.", "It holds 263,500 volumes."),
         ("No more than 20 people came.", "18 people came."),
+        ("Tickets cost under $50.", "Tickets cost $45."),
+        ("Shipping is free on orders above $50.", "Shipping is free for orders over $50."),
         ("20 or more people came.", "23 people came."),
         ("At least 500 jobs will go.", "More than 600 jobs will go."),
         ("Over 20 years, prices rose.", "In the last 20 years, prices rose."),
@@ -140,6 +142,9 @@ def test_same_number_in_another_format_passes(claim: str, evidence: str) -> None
         ("It has 16 GB of storage.", "It has 16 TB of storage.", "16 GB"),
         ("The chip runs at 3.2 GHz.", "The chip runs at 3.2 MHz.", "3.2 GHz"),
         ("The home used 5 kWh.", "The home used 5 MWh.", "5 kWh"),
+        # A limit before an amount's currency is read as one.
+        ("Shipping is free under $50.", "Shipping is free for orders over $50.", "50"),
+        ("Tickets cost over $50.", "Tickets cost $45.", "50"),
     ],
 )
 def test_number_absent_from_evidence_fails(claim: str, evidence: str, missing: str) -> None:

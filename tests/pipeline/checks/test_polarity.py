@@ -207,6 +207,14 @@ def test_the_refund_examples_shipping_claim_is_contradicted() -> None:
          "autumn"),
         ("The dose is taken in the morning.", "The dose is taken in the evening.", "morning",
          "evening"),
+        ("The firm fired 250 engineers.", "The firm hired 250 engineers.", "fired", "hired"),
+        ("Most customers cancelled their contracts.", "Most customers renewed their contracts.",
+         "cancelled", "renewed"),
+        ("The senator opposed the bill.", "The senator supported the bill.", "opposed",
+         "supported"),
+        ("The study confirmed the link.", "The study refuted the link.", "confirmed", "refuted"),
+        ("Side effects were severe.", "Side effects were mild and resolved.", "severe", "mild"),
+        ("The tumour was malignant.", "The tumour was benign.", "malignant", "benign"),
     ],
 )  # fmt: skip
 def test_an_opposite_word_in_the_restated_sentence_is_contradicted(
