@@ -47,6 +47,8 @@ def same_quantity(claim: Quantity, evidence: Quantity) -> bool:
         return False  # "one day" is not "the first" response
     if claim.negative and not evidence.negative:
         return False
+    if claim.per is not None and evidence.per is not None and claim.per != evidence.per:
+        return False  # "$4.99 a month" is not "$4.99 a year"
     value = evidence.value
     if claim.unit == units.FRACTION and evidence.unit == units.PERCENT:
         value = value / 100

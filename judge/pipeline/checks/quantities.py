@@ -67,6 +67,31 @@ _BOUND_AFTER: tuple[tuple[Bound, re.Pattern[str]], ...] = (
 )
 
 
+# A rate's period right after its number and unit: "$4.99 a month", "10 mg per day", "$49/yr",
+# "paid monthly"; not a point in time ("$5 a year ago", "a week later").
+_PERIOD_AFTER = re.compile(
+    r"^\s*(?:(?:a|an|per|each|every)\s+|/\s*)"
+    r"(?P<unit>second|minute|hour|day|week|month|year|annum|hr|wk|mo|yr)\b"
+    r"(?!\s+(?:ago|earlier|later|before|after|old|on|in|from|of)\b)"
+    r"|^\s+(?P<adverb>hourly|daily|weekly|monthly|yearly|annually)\b",
+    re.IGNORECASE,
+)
+_PERIODS = {
+    "annum": "year", "hr": "hour", "wk": "week", "mo": "month", "yr": "year",
+    "hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month",
+    "yearly": "year", "annually": "year",
+}  # fmt: skip
+
+
+def _period(rest: str) -> str | None:
+    """The period of a rate stated right at the start of ``rest``, if any."""
+    match = _PERIOD_AFTER.match(rest[:40])
+    if match is None:
+        return None
+    word = (match.group("unit") or match.group("adverb")).casefold()
+    return _PERIODS.get(word, word)
+
+
 def _bound(before: str, after: str) -> Bound | None:
     """The limit the words around a number make of it, if any."""
     # The limit stands before the currency of an amount: "under $50", "over EUR 10".
@@ -110,6 +135,8 @@ class Quantity:
     # the same quantity as a measured claim number ("2 days").
     counts: bool = False
     bound: Bound | None = None
+    # The period a rate is stated over ("$4.99 a month", "10 mg daily"): "month", "day", ...
+    per: str | None = None
 
 
 def find_quantities(text: str) -> list[Quantity]:
@@ -175,6 +202,7 @@ def _digit_quantities(text: str) -> Iterator[Quantity]:
             checkable=not (before.name_like or after.glued_letters),
             counts=counts,
             bound=_bound(text[max(0, match.start() - 24) : match.start()], text[end : end + 24]),
+            per=_period(text[end:]),
         )
 
 
@@ -419,6 +447,7 @@ def _spelled(text: str, phrase: str, start: int) -> Iterator[Quantity]:
         end=end + consumed, checkable=folded not in _WORDS_NOT_NUMBERS or unit is not None,
         counts=unit is None and not parsed.ordinal and _counts_a_thing(after),
         bound=_bound(before, text[end + consumed : end + consumed + 24]),
+        per=_period(text[end + consumed :]),
     )  # fmt: skip
 
 

@@ -77,6 +77,12 @@ check = NumberCheck()
         ("The library holds over 260,000 volumes.", "It holds 263,500 volumes."),
         ("No more than 20 people came.", "18 people came."),
         ("Tickets cost under $50.", "Tickets cost $45."),
+        # A rate's period, however written; a side that names none is compatible.
+        ("It costs $4.99 monthly.", "It costs $4.99 a month."),
+        ("It costs $4.99/mo.", "It costs $4.99 per month."),
+        ("Take 10 mg daily.", "Take 10 mg per day."),
+        ("It costs $5 a month.", "It costs $5."),
+        ("Prices were $5 a year ago.", "Prices were $5 in 2023."),
         ("Shipping is free on orders above $50.", "Shipping is free for orders over $50."),
         ("20 or more people came.", "23 people came."),
         ("At least 500 jobs will go.", "More than 600 jobs will go."),
@@ -145,6 +151,9 @@ def test_same_number_in_another_format_passes(claim: str, evidence: str) -> None
         # A limit before an amount's currency is read as one.
         ("Shipping is free under $50.", "Shipping is free for orders over $50.", "50"),
         ("Tickets cost over $50.", "Tickets cost $45.", "50"),
+        # The same amount over another period.
+        ("The app costs $4.99 a year.", "The app costs $4.99 a month, or $49 a year.", "4.99"),
+        ("Take 10 mg a week.", "Take 10 mg per day.", "10 mg"),
     ],
 )
 def test_number_absent_from_evidence_fails(claim: str, evidence: str, missing: str) -> None:
