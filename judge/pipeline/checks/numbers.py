@@ -6,7 +6,8 @@ five"), ordinals and Unicode digits are normalised first, and a claim number may
 of an evidence number (see ``matching``). Not read here: dates and years (the date check), times
 of day (the time check), codes (the identifier check), number words used as words ("one of",
 "the first", "second half"), digits inside names ("COVID-19", "3D"), citation markers and list
-enumerators. A number the claim computes from evidence numbers (a unit conversion, or a total
+enumerators. A score or tally ("won 3-1") must match a pair of the evidence as a pair
+(``scores``). A number the claim computes from evidence numbers (a unit conversion, or a total
 the claim announces) is left to the arithmetic check.
 """
 
@@ -27,6 +28,7 @@ from judge.pipeline.checks.quantities import (
     find_quantities,
     masked,
 )
+from judge.pipeline.checks.scores import score_conflicts
 from judge.pipeline.checks.text import normalise
 from judge.schemas import CheckOutcome, Label
 
@@ -71,6 +73,7 @@ class NumberCheck:
             for q in wanted
             if q.text not in absent and (other := kind_conflict(q, text, seen, pool)) is not None
         ]
+        absent += score_conflicts(text, seen)
         if absent:
             return missing(
                 self.name,

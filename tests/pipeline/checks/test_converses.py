@@ -32,6 +32,8 @@ CHECK = PolarityCheck()
         ("The results support the hypothesis.", "The results contradict the hypothesis."),
         ("The model overestimates the effect.", "The model underestimates the effect."),
         ("More than half of the staff left.", "Less than half of the staff left."),
+        ("United lost to Liverpool at home.", "United beat Liverpool at home."),
+        ("United are two points ahead of Arsenal.", "United are two points behind Arsenal."),
         (
             "Refunds reach your card within 5 days before the warehouse receives the item.",
             "Refunds are issued to your card within 5 days after the item is received at our "
@@ -51,6 +53,7 @@ def test_a_converse_with_everything_else_in_place_contradicts(claim: str, eviden
     [
         # the parties swapped: the same fact
         ("Spain won against Italy in the final.", "Italy lost against Spain in the final."),
+        ("Liverpool lost to United at home.", "United beat Liverpool at home."),
         ("Symptoms appeared before the test.", "The test came after the symptoms appeared."),
         ("The rally was held after the vote.", "The vote was held before the rally."),
         ("Prices were higher in Paris than in Rome.", "Prices were lower in Rome than in Paris."),
