@@ -66,7 +66,7 @@ _FEW_SHARE = rf"(?:\d|[1-3]\d){_PERCENT}|{_OF_A_WHOLE}"
 # "most" as a quantifier ("most patients", "most of the"), not a superlative ("the most
 # popular", "most famous", "most likely").
 _MOST = (
-    r"(?<!the )(?<!at )most(?= of (?:the|them|these|those|its|their|our|all)\b"
+    r"(?<!the )(?<!at )most(?= of (?:the|them|these|those|its|their|our)\b"
     r"| (?!\w+(?:ous|ss|ly)\b)[a-z]+(?:s|ren|people)\b)"
 )
 # "few" says hardly any; "a few", "quite a few" and "as few as" say otherwise, and "a few days"
