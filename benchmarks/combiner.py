@@ -260,23 +260,8 @@ def length_lever(scores: Sequence[float], chars: Sequence[int], gold: Sequence[b
             return scores[i]
         return accuracy.logit(scores[i]) - slope * sizes[i]
 
-    def fit(train: list[int], test: list[int]) -> tuple[list[bool], list[float]]:
-        best: tuple[float, float, float] | None = None
-        truth = [gold[i] for i in train]
-        for slope in np.linspace(-1.0, 1.0, 21):
-            values = [adjusted(i, float(slope)) for i in train]
-            t = _threshold(values, truth)
-            if t is None:
-                continue
-            value = balanced_accuracy(truth, [v >= t for v in values]) or 0.0
-            if best is None or value > best[0]:
-                best = (value, float(slope), t)
-        assert best is not None
-        _, slope, t = best
-        out = [adjusted(i, slope) for i in test]
-        return [v >= t for v in out], out
-
-    return fit
+    slopes = [(float(slope),) for slope in np.linspace(-1.0, 1.0, 21)]
+    return _tuned_lever(adjusted, slopes, gold)
 
 
 # Evidence lengths below which lever k leaves a score as read, tried in every split.
@@ -291,26 +276,35 @@ def floored_length_lever(
     raised by ``slope`` times log(length / floor); floor, slope and threshold tuned together on
     the training claims."""
 
-    def adjusted(i: int, floor: int, slope: float) -> float:
+    def adjusted(i: int, floor: float, slope: float) -> float:
         if not math.isfinite(scores[i]):
             return scores[i]
         return accuracy.logit(scores[i]) + slope * math.log(max(chars[i], floor) / floor)
 
+    grid = [(floor, float(slope)) for floor in LENGTH_FLOORS for slope in np.linspace(0, 1.5, 16)]
+    return _tuned_lever(adjusted, grid, gold)
+
+
+def _tuned_lever(
+    adjusted: Callable[..., float], grid: Sequence[tuple[float, ...]], gold: Sequence[bool]
+) -> Fit:
+    """The threshold rule on ``adjusted(i, *params)``, the parameters (from ``grid``, in order;
+    ties: the first) and the threshold tuned together on the training claims."""
+
     def fit(train: list[int], test: list[int]) -> tuple[list[bool], list[float]]:
-        best: tuple[float, int, float, float] | None = None
+        best: tuple[float, tuple[float, ...], float] | None = None
         truth = [gold[i] for i in train]
-        for floor in LENGTH_FLOORS:
-            for slope in np.linspace(0.0, 1.5, 16):
-                values = [adjusted(i, floor, float(slope)) for i in train]
-                t = _threshold(values, truth)
-                if t is None:
-                    continue
-                value = balanced_accuracy(truth, [v >= t for v in values]) or 0.0
-                if best is None or value > best[0]:
-                    best = (value, floor, float(slope), t)
+        for params in grid:
+            values = [adjusted(i, *params) for i in train]
+            t = _threshold(values, truth)
+            if t is None:
+                continue
+            value = balanced_accuracy(truth, [v >= t for v in values]) or 0.0
+            if best is None or value > best[0]:
+                best = (value, params, t)
         assert best is not None
-        _, floor, slope, t = best
-        out = [adjusted(i, floor, slope) for i in test]
+        _, params, t = best
+        out = [adjusted(i, *params) for i in test]
         return [v >= t for v in out], out
 
     return fit
