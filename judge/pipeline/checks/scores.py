@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 # Two counts of up to three digits joined by a dash, not part of a date, code, decimal, amount
 # or percentage ("2019-20", "A-1", "1.5-2", "$3-4", "5-10%").
@@ -22,33 +23,37 @@ _PAIR = re.compile(
 @dataclass(frozen=True)
 class Score:
     text: str
-    counts: tuple[int, int]  # in ascending order, so "3-1" and "1-3" are one score
+    first: int
+    second: int
 
-
-def _ordered(first: int, second: int) -> tuple[int, int]:
-    return (first, second) if first <= second else (second, first)
+    @property
+    def counts(self) -> tuple[int, int]:
+        """The two counts in ascending order, so "3-1" and "1-3" are one score."""
+        return (min(self.first, self.second), max(self.first, self.second))
 
 
 def find_scores(text: str) -> list[Score]:
     """The dash-joined pairs of counts of ``text`` (already normalised)."""
-    return [
-        Score(m.group(0), _ordered(int(m.group(1)), int(m.group(2)))) for m in _PAIR.finditer(text)
-    ]
+    return [Score(m.group(0), int(m.group(1)), int(m.group(2))) for m in _PAIR.finditer(text)]
+
+
+@lru_cache(maxsize=16)
+def _evidence_scores(evidence: str) -> tuple[Score, ...]:
+    """The scores of an evidence text, read once per text rather than once per claim."""
+    return tuple(find_scores(evidence))
 
 
 def score_conflicts(claim: str, evidence: str) -> list[str]:
     """Each score of ``claim`` the evidence states otherwise, with the evidence's score."""
-    stated = find_scores(evidence)
+    stated = _evidence_scores(evidence)
     if not stated:
         return []
     held = {score.counts for score in stated}
     conflicts: list[str] = []
-    for match in _PAIR.finditer(claim):
-        first, second = int(match.group(1)), int(match.group(2))
-        counts = _ordered(first, second)
-        if first < second or counts in held:
+    for score in find_scores(claim):
+        if score.first < score.second or score.counts in held:
             continue
-        rival = next((s for s in stated if set(s.counts) & set(counts)), None)
+        rival = next((s for s in stated if set(s.counts) & set(score.counts)), None)
         if rival is not None:
-            conflicts.append(f"{match.group(0)} (the evidence says {rival.text})")
+            conflicts.append(f"{score.text} (the evidence says {rival.text})")
     return conflicts
