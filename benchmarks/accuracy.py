@@ -51,10 +51,10 @@ from judge.judges.cache import VerdictCache
 from judge.judges.endpoint import resolve_endpoint
 from judge.judges.http import build_http_judge
 from judge.pipeline.checks import default_checks
-from judge.pipeline.claims.sentences import split_sentences
 from judge.pipeline.entail.aggregate import judge_over_windows
 from judge.pipeline.entail.claim import claim_premises, evidence_views, selected_spans
 from judge.pipeline.entail.types import Premise
+from judge.reading.sentences import split_sentences
 from judge.schemas import CheckStatus, Claim, EvidenceLedger, Passage
 
 MODES = ("whole", "selected")

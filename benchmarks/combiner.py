@@ -47,12 +47,12 @@ from judge.errors import CalibrationInfeasible
 from judge.eval.calibrate import Objective, choose_threshold, stratified_folds
 from judge.eval.metrics import balanced_accuracy
 from judge.pipeline.checks import default_checks
-from judge.pipeline.checks.date_mentions import DateMention, find_dates
-from judge.pipeline.checks.matching import found_in
-from judge.pipeline.checks.numbers import claim_quantities
-from judge.pipeline.checks.quantities import evidence_quantities
-from judge.pipeline.checks.text import normalise
-from judge.pipeline.claims.sentences import content_words, split_sentences, word_form
+from judge.reading import read
+from judge.reading.sentences import split_sentences
+from judge.reading.values.dates import DateMention, find_dates
+from judge.reading.values.matching import found_in
+from judge.reading.words import content_words, word_form
+from judge.text.normalise import normalise
 
 WHOLE, SENTENCES = "whole-w2000@yes_no", "sentences-w2000@yes_no"
 PROBE = "probe-w2000@yes_no"
@@ -140,8 +140,8 @@ def competing_value(claim: str, evidence: str, failed: set[str]) -> bool:
         if any(shape(m) in evidence_shapes for m in find_dates(normalise(claim))):
             return True
     if "numbers" in failed:
-        pool = evidence_quantities(evidence)
-        for q in claim_quantities(normalise(claim)):
+        pool = read(evidence).quantities
+        for q in read(claim).numbers:
             if not found_in(q, pool) and any(
                 p.unit == q.unit and p.ordinal == q.ordinal for p in pool
             ):

@@ -35,7 +35,7 @@ from typing import Any
 import accuracy
 from combiner import composed_answers
 
-from judge.pipeline.claims.sentences import split_sentences
+from judge.reading.sentences import split_sentences
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = HERE.parent.parent / "shared" / "data" / "dev" / "dev_claims.jsonl"

@@ -19,8 +19,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from judge.pipeline.checks.date_mentions import MONTHS, WEEKDAYS
-from judge.pipeline.checks.text import fold
+from judge.reading.values.dates import MONTHS, WEEKDAYS
+from judge.text.normalise import normalise
 
 _FUNCTION_WORDS = (
     "i a an the this that these those it its he she they we you his her their our my in on at "
@@ -60,7 +60,7 @@ def _stem(word: str) -> str:
 
 
 def missing_names(claim: str, evidence: str) -> list[str]:
-    source = fold(evidence).casefold()
+    source = normalise(evidence).casefold()
     stems = {_stem(word) for word in re.findall(r"[a-z][a-z'-]+", source)}
     return [n for n in claim_names(claim) if n.casefold() not in source and _stem(n) not in stems]
 

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from judge.eval.records import load_records
 from judge.pipeline.checks import default_checks
-from judge.pipeline.checks.converses import CONVERSES
-from judge.pipeline.checks.name_mentions import name_runs
+from judge.reading.polarity import CONVERSES
+from judge.reading.values.names import name_runs
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 # "May" is left out: it is also a verb.

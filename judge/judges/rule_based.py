@@ -26,14 +26,14 @@ from typing import Any, Literal, get_args
 
 import httpx
 
-from judge.pipeline.checks.text import normalise
-from judge.pipeline.claims.sentences import content_words, word_form
 from judge.pipeline.entail.verdict import (
     CONTRADICTION_LABELS,
     YES_NO_LABELS,
     VerdictContradiction,
     label_value_offset,
 )
+from judge.reading.words import content_words, word_form
+from judge.text.normalise import normalise
 
 FAKE_MODEL = "rule-judge"
 FAKE_BASE_URL = "http://rule-judge.invalid/v1"

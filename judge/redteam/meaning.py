@@ -140,14 +140,17 @@ ATTACKS: tuple[Attack, ...] = (
     ),
     _attack("hedge_always", "'always' added", _text_edit(_hedge("always")), judge_dependent=False),
     _attack("hedge_never", "'never' added", _text_edit(_hedge("never")), judge_dependent=False),
+    # A weakening hedge or a limit at the evidence's own value says less than the evidence:
+    # the exact checks leave it to the judge (on the public claims the added "usually" group
+    # was unsupported in 29 of 65 flags), so these are the judge's cases.
     _attack(
-        "hedge_usually", "'usually' added", _text_edit(_hedge("usually")), judge_dependent=False
+        "hedge_usually", "'usually' added", _text_edit(_hedge("usually")), judge_dependent=True
     ),
     _attack(
         "hedge_up_to",
         "'up to' put before a number",
         _text_edit(_up_to),
-        judge_dependent=False,
+        judge_dependent=True,
     ),
     _attack(
         "date_shift",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from judge.pipeline.claims.sentences import content_forms
+from judge.reading.words import content_forms
 from judge.redteam.model import Expectation, Seed, Sentence, Variant
 from judge.redteam.transforms import numbers_in
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 from judge.errors import InputError
 from judge.eval.records import load_records
-from judge.pipeline.claims.sentences import extract_sentence_claims, split_sentences
+from judge.pipeline.claims.sentences import extract_sentence_claims
 from judge.pipeline.inputs import parse_request
+from judge.reading.sentences import split_sentences
 from judge.redteam.model import Passage, Seed, Sentence
 
 # The repository's examples/, shipped inside the package (judge/examples) so installed copies

@@ -33,7 +33,6 @@ def test_identifiers_and_acronyms_are_entities_but_a_capital_opening_a_sentence_
     assert kinds("Refunds for SKU42 under the IRS rule?") == {
         "Refunds": SlotKind.TOPIC,
         "SKU42": SlotKind.ENTITY,
-        "under": SlotKind.TOPIC,
         "IRS": SlotKind.ENTITY,
         "rule": SlotKind.TOPIC,
     }

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from judge.pipeline.checks.arithmetic import ArithmeticCheck
 from judge.pipeline.checks.certainty import CertaintyCheck
-from judge.pipeline.checks.clock_times import TimeCheck
 from judge.pipeline.checks.dates import DateCheck
 from judge.pipeline.checks.hedges import HedgeCheck
 from judge.pipeline.checks.identifiers import IdentifierCheck
@@ -12,11 +11,12 @@ from judge.pipeline.checks.links import LinkCheck
 from judge.pipeline.checks.lookalikes import LookalikeCheck
 from judge.pipeline.checks.markup import MarkupCheck
 from judge.pipeline.checks.names import NameCheck
+from judge.pipeline.checks.number_placement import NumberPlacementCheck
 from judge.pipeline.checks.numbers import NumberCheck
-from judge.pipeline.checks.placement import NumberPlacementCheck
 from judge.pipeline.checks.polarity import PolarityCheck
 from judge.pipeline.checks.quotes import QuoteCheck
 from judge.pipeline.checks.stuffing import detect_citation_stuffing, over_cap
+from judge.pipeline.checks.times import TimeCheck
 from judge.protocols import Check
 
 __all__ = [

@@ -7,12 +7,10 @@ the resulting number is not itself in the evidence: a total the evidence states 
 
 from __future__ import annotations
 
-from judge.pipeline.checks.derivation import arithmetic_cue, by_conversion
-from judge.pipeline.checks.matching import found_in
-from judge.pipeline.checks.numbers import claim_quantities
 from judge.pipeline.checks.outcome import missing, passed
-from judge.pipeline.checks.quantities import evidence_quantities
-from judge.pipeline.checks.text import normalise
+from judge.reading import read
+from judge.reading.values.derivation import arithmetic_cue, by_conversion
+from judge.reading.values.matching import found_in
 from judge.schemas import CheckOutcome, CheckStatus, Label
 
 
@@ -22,12 +20,12 @@ class ArithmeticCheck:
     name: str = "arithmetic"
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
-        text = normalise(claim)
-        wanted = claim_quantities(text)
+        said = read(claim)
+        wanted = said.numbers
         if not wanted:
             return None
-        cue = arithmetic_cue(text.casefold())
-        pool = evidence_quantities(evidence)
+        cue = arithmetic_cue(said.folded)
+        pool = read(evidence).quantities
         unstated = [q for q in wanted if not found_in(q, pool)]
         converted = [(q, c) for q in unstated if (c := by_conversion(q, pool)) is not None]
         if cue is None and not converted:

@@ -16,33 +16,33 @@ from __future__ import annotations
 import re
 
 from judge.pipeline.checks.outcome import flagged
-from judge.pipeline.checks.polarity import CONFIDENT_OVERLAP, restatement
-from judge.pipeline.checks.text import normalise
+from judge.reading import lexicon, read
+from judge.reading.polarity import claim_side, restating_clause
+from judge.reading.restatement import CONFIDENT_OVERLAP
 from judge.schemas import CheckOutcome, Label
+
+
+def _alternation(words: frozenset[str]) -> str:
+    return "|".join(
+        re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True)
+    )
+
 
 # "may" and "could" also grant permission or state an ability ("items may be returned within
 # 30 days", "customers could cancel"): they hedge only before a verb of cause and effect or a
 # perfect ("may have caused"), as findings are hedged.
-_EFFECTS = (
-    r"have|be\s+(?:linked|associated|related|due|caused|responsible|involved|effective|"
-    r"beneficial|harmful|safe)|cause|lead|contribute|increase|reduce|decrease|lower|raise|"
-    r"improve|worsen|help|prevent|protect|affect|influence|explain|result|trigger|spread|"
-    r"transmit|harm|benefit|delay|slow|boost|drive|play|promote|inhibit|block|kill|save"
+_MODAL_HEDGE = (
+    rf"(?:{_alternation(lexicon.words('epistemic_hedges', name='modal'))})\s+"
+    rf"(?:{_alternation(lexicon.words('epistemic_hedges', name='effect'))})s?"
 )
 _HEDGE = re.compile(
-    rf"\b(?:(?:may|could)\s+(?:{_EFFECTS})s?\b|might|possibly|perhaps|maybe|likely|unlikely|"
-    r"probably|potentially|presumably|reportedly|allegedly|putative(?:ly)?|"
-    r"suggest(?:s|ed|ing)?|appear(?:s|ed)?\s+to|seem(?:s|ed)?\s+to|"
-    r"(?:is|are|was|were)\s+(?:thought|believed|expected)\s+to)\b",
+    rf"\b(?:{_MODAL_HEDGE}|{_alternation(lexicon.words('epistemic_hedges', name='hedge'))})\b",
     re.IGNORECASE,
 )
 # Words by which a claim hedges too, though they do not hedge evidence: "can" says what is
 # possible, "would" what follows, "indicates" and "according to" whose finding it is.
-_CLAIM_HEDGE = re.compile(
-    rf"{_HEDGE.pattern}|\b(?:may|could|can|cannot|would|indicat(?:es?|ed|ing)|according\s+to|"
-    r"hypothes[ie]s|hypothesi[sz]ed?|propos(?:es?|ed))\b",
-    re.IGNORECASE,
-)
+_CLAIM_ONLY = _alternation(lexicon.words("epistemic_hedges", name="claim_only"))
+_CLAIM_HEDGE = re.compile(rf"{_HEDGE.pattern}|\b(?:{_CLAIM_ONLY})\b", re.IGNORECASE)
 
 
 class CertaintyCheck:
@@ -51,21 +51,21 @@ class CertaintyCheck:
     name: str = "certainty"
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
-        text = normalise(claim)
-        source = normalise(evidence)
-        if _CLAIM_HEDGE.search(text) or not _HEDGE.search(source):
+        text = read(claim).text
+        source = read(evidence)
+        if _CLAIM_HEDGE.search(text) or not _HEDGE.search(source.text):
             return None
-        found = restatement(text, source)
+        found = restating_clause(text, source)
         if found is None or found.overlap < CONFIDENT_OVERLAP:
             return None
-        hedge = _HEDGE.search(found.clause)
-        if hedge is None or found.negated != found.claim_negated:
+        hedge = _HEDGE.search(found.clause.text)
+        if hedge is None or found.clause.negated != claim_side(text, found.clause).negated:
             return None
         return flagged(
             self.name,
             Label.HEDGE_ADDED,
             f"the evidence hedges ({hedge.group(0)!r}) what the claim states as fact: "
-            f"claim {text!r}, evidence {found.clause!r}",
+            f"claim {text!r}, evidence {found.clause.text!r}",
             (text,),
             confident=True,
             sentence=found.sentence,

@@ -8,12 +8,10 @@ and month order is ambiguous ("03/04/2024") passes when the evidence holds eithe
 from __future__ import annotations
 
 import datetime as dt
-from functools import lru_cache
 
-from judge.pipeline.checks.date_mentions import DateMention, evidence_years, find_dates
 from judge.pipeline.checks.outcome import missing, passed
-from judge.pipeline.checks.quantities import evidence_quantities
-from judge.pipeline.checks.text import normalise
+from judge.reading import Reading, read
+from judge.reading.values.dates import DateMention, evidence_years
 from judge.schemas import CheckOutcome, Label
 
 
@@ -24,14 +22,15 @@ class DateCheck:
     name: str = "dates"
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
-        dates = _stated_dates(find_dates(normalise(claim)))
+        dates = _stated_dates(list(read(claim).owned.dates))
         if not dates:
             return None
-        context = _evidence(normalise(evidence))
+        source = read(evidence)
+        context = source.view(_Evidence.of)
         absent = [
             readings[0].text
             for readings in dates
-            if not any(context.holds(m) or _a_count(m, evidence) for m in readings)
+            if not any(context.holds(m) or _a_count(m, source) for m in readings)
         ]
         if absent:
             return missing(self.name, Label.DATE_MISMATCH, "Dates", absent)
@@ -61,7 +60,7 @@ def _weekday(year: int, month: int, day: int) -> int | None:
         return None  # "31 November": no weekday
 
 
-def _a_count(mention: DateMention, evidence: str) -> bool:
+def _a_count(mention: DateMention, evidence: Reading) -> bool:
     """Whether a bare four-digit "year" of the claim is a number the evidence writes as one:
     "1730 samples" for the evidence's "1,730 samples" is no date."""
     if mention.year is None or mention.month is not None or mention.weekday is not None:
@@ -70,18 +69,19 @@ def _a_count(mention: DateMention, evidence: str) -> bool:
         return False
     return any(
         q.value == mention.year and q.unit is None and not q.ordinal and "," in q.text
-        for q in evidence_quantities(evidence)
+        for q in evidence.quantities
     )
 
 
-@lru_cache(maxsize=16)
-def _evidence(text: str) -> _Evidence:
-    """The dates of a cited evidence text, found once per text, not once per claim."""
-    found = find_dates(text)
-    return _Evidence(found, evidence_years(text, found))
-
-
 class _Evidence:
+    """The dates of a cited evidence text, with the years and weekdays they give: made once
+    per reading, not once per claim."""
+
+    @classmethod
+    def of(cls, reading: Reading) -> _Evidence:
+        found = list(reading.dates)
+        return cls(found, evidence_years(reading.text, found))
+
     def __init__(self, mentions: list[DateMention], years: set[int]) -> None:
         self.mentions = mentions
         self.years = years

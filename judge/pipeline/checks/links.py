@@ -11,69 +11,13 @@ its name ("Amazon") is enough. E-mail addresses must match whole.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from functools import lru_cache
-
 from judge.pipeline.checks.outcome import missing, passed
-from judge.pipeline.checks.text import normalise
+from judge.reading import Reading, read
+from judge.reading.values.links import Address
 from judge.schemas import CheckOutcome, Label
 
-# Top-level domains read without a scheme or "www.": the common generic ones and the country
-# codes seen most; "e.g." or "U.S." end in none of them.
-_TLDS = (
-    "com|org|net|edu|gov|mil|int|io|ai|co|info|biz|app|dev|news|uk|us|de|fr|eu|ca|au|in|jp|cn|"
-    "ru|nl|es|it|ch|se|no|be|at|nz|ie|me|tv|ly|br|mx|za|kr|pl|pt|dk|fi|gr|tr|il|sg|hk"
-)
-_LABEL = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
-_PATH = r"(?:[/?#][^\s<>()\[\]\"'`]*)?"
-_ADDRESS = re.compile(
-    rf"(?<![\w@.-])(?:(?P<scheme>https?://|ftp://)(?P<host1>{_LABEL}(?:\.{_LABEL})+)"
-    rf"|(?P<host2>(?:www\.)?{_LABEL}(?:\.{_LABEL})*\.(?:{_TLDS})))(?![\w-])(?P<path>{_PATH})",
-    re.IGNORECASE,
-)
-_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+", re.IGNORECASE)
-_TRAILING = ".,;:!?"
 
-
-@dataclass(frozen=True)
-class Address:
-    text: str  # as written
-    host: str  # casefolded, without "www."
-    path: str  # casefolded, without trailing punctuation or slash
-    bare: bool  # a domain alone: no scheme, no path
-
-
-def find_addresses(text: str) -> list[Address]:
-    """The web addresses of ``text`` (already normalised), e-mail addresses left out."""
-    mails = [match.span() for match in _EMAIL.finditer(text)]
-    found = []
-    for match in _ADDRESS.finditer(text):
-        if any(start <= match.start() < end for start, end in mails):
-            continue
-        host = (match.group("host1") or match.group("host2")).casefold().removeprefix("www.")
-        path = match.group("path").rstrip(_TRAILING).rstrip("/").casefold()
-        written = match.group(0).rstrip(_TRAILING)
-        found.append(Address(written, host, path, not match.group("scheme") and not path))
-    return found
-
-
-@dataclass(frozen=True)
-class _Evidence:
-    addresses: tuple[Address, ...]
-    mails: frozenset[str]
-    words: frozenset[str]
-
-
-@lru_cache(maxsize=16)
-def _evidence(evidence: str) -> _Evidence:
-    text = normalise(evidence)
-    words = frozenset(word.casefold() for word in re.findall(r"[\w-]+", text))
-    mails = frozenset(mail.casefold() for mail in _EMAIL.findall(text))
-    return _Evidence(tuple(find_addresses(text)), mails, words)
-
-
-def _holds(address: Address, evidence: _Evidence) -> bool:
+def _holds(address: Address, evidence: Reading) -> bool:
     for other in evidence.addresses:
         # Less of the same address: its domain ("acme.com" of "support.acme.com"), a shorter
         # path ("acme.com/returns" of "acme.com/returns/form").
@@ -85,7 +29,7 @@ def _holds(address: Address, evidence: _Evidence) -> bool:
         ):
             return True
     if address.bare and not evidence.addresses:
-        return address.host.split(".")[0] in evidence.words  # "Amazon.com" for "Amazon"
+        return address.host.split(".")[0] in evidence.written  # "Amazon.com" for "Amazon"
     return False
 
 
@@ -95,14 +39,13 @@ class LinkCheck:
     name: str = "links"
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
-        text = normalise(claim)
-        addresses = find_addresses(text)
-        mails = _EMAIL.findall(text)
-        if not addresses and not mails:
+        owned = read(claim).owned
+        if not owned.addresses and not owned.emails:
             return None
-        context = _evidence(evidence)
-        absent = [a.text for a in addresses if not _holds(a, context)]
-        absent += [mail for mail in mails if mail.casefold() not in context.mails]
+        source = read(evidence)
+        mails = {mail.text.casefold() for mail in source.emails}
+        absent = [a.text for a in owned.addresses if not _holds(a, source)]
+        absent += [m.text for m in owned.emails if m.text.casefold() not in mails]
         if absent:
             return missing(
                 self.name,

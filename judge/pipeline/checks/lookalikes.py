@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 
 from judge.pipeline.checks.outcome import missing
+from judge.reading import read
 from judge.schemas import CheckOutcome, CheckStatus, Label
-from judge.text.normalise import DIGIT_LOOKALIKES, for_checking
+from judge.text.normalise import DIGIT_LOOKALIKES
 
 _TOKEN = re.compile(r"[^\s,;:()\[\]]+")
 
@@ -32,15 +33,15 @@ class LookalikeCheck:
     name: str = "lookalikes"
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
-        read = for_checking(claim)
-        found = [f"{written} (read as {as_read})" for written, as_read in read.disguised]
+        said = read(claim).normalised
+        found = [f"{written} (read as {as_read})" for written, as_read in said.disguised]
         found += [t for t in _TOKEN.findall(claim) if _foreign_only(t)]
         found = [f for f in found if f.partition(" (read as")[0] not in evidence]
-        seen = for_checking(evidence)
-        if read.bidi and not seen.bidi:
-            found.append("bidirectional controls: " + ", ".join(read.hidden))
-        elif read.hidden_inside and not seen.hidden_inside:
-            found.append("invisible characters inside a word or number: " + ", ".join(read.hidden))
+        seen = read(evidence).normalised
+        if said.bidi and not seen.bidi:
+            found.append("bidirectional controls: " + ", ".join(said.hidden))
+        elif said.hidden_inside and not seen.hidden_inside:
+            found.append("invisible characters inside a word or number: " + ", ".join(said.hidden))
         if not found:
             return None
         return missing(

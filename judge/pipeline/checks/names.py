@@ -21,39 +21,37 @@ other content words; with fewer, ``needs_review``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from judge.pipeline.checks.name_mentions import (
+from judge.pipeline.checks.outcome import flagged
+from judge.reading import Reading, read
+from judge.reading.clauses import phrase_bounds
+from judge.reading.ranking import Ranked
+from judge.reading.restatement import (
+    CONFIDENT_OVERLAP,
+    TOP_SENTENCES,
+    Grain,
+    Restatement,
+    best_sentences,
+    restatements,
+    wanted_forms,
+)
+from judge.reading.values.names import (
     NameForms,
     NameRun,
     is_acronym_of,
     is_connector,
-    name_forms,
-    name_runs,
     shared_start,
     word_key,
 )
-from judge.pipeline.checks.outcome import flagged
-from judge.pipeline.checks.text import normalise
-from judge.pipeline.claims.sentences import content_forms, content_words, word_form
-from judge.pipeline.entail.select import SelectedSpan, sentence_index
+from judge.reading.words import content_forms, content_words, word_form
 from judge.schemas import CheckOutcome, CheckStatus, Label
 
-# Share of the claim clause's other content words the evidence clause must hold.
-CONFIDENT_OVERLAP = 0.8
-REVIEW_OVERLAP = 0.6
 # Fewer context words than this say too little for a swap to be read.
 MIN_CONTEXT_WORDS = 2
-# Evidence sentences read for the claim, best-matching first.
-TOP_SENTENCES = 3
 # A name the evidence writes is read as moved only against this much context.
 MOVED_MIN_CONTEXT_WORDS = 3
-
-_CLAUSE_BREAK = re.compile(
-    r"[,;:()\[\]]|\s[-–—]\s|\b(?:and|but|or|while|whereas|although|though)\b", re.IGNORECASE
-)
 
 
 class NameCheck:
@@ -62,12 +60,13 @@ class NameCheck:
     name: str = "names"
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
-        text = normalise(claim)
-        runs = name_runs(text)
+        said = read(claim)
+        text = said.text
+        runs = list(said.names)
         if not runs:
             return None
-        source = normalise(evidence)
-        forms = name_forms(source)
+        source = read(evidence)
+        forms = source.name_forms
         absent = [(run, _absent_words(run, forms)) for run in runs]
         absent = [(run, words) for run, words in absent if words]
         absent_forms = {word_form(word) for _, words in absent for word in words}
@@ -117,10 +116,10 @@ def _absent_words(run: NameRun, forms: NameForms) -> list[str]:
     return [w for w in run.words if not is_connector(w) and not forms.holds(w)]
 
 
-def _context(text: str, run: NameRun, absent: set[str]) -> tuple[set[str], bool]:
+def _context(text: str, run: NameRun, absent: set[str]) -> tuple[frozenset[str], bool]:
     """The content words (forms) of the claim clause holding ``run`` but the absent names, or
     of the whole claim when that clause says too little; and whether they are the clause's."""
-    start, end = _clause_bounds(text, run.start, run.end)
+    start, end = phrase_bounds(text, run.start, run.end)
     words = content_forms(text[start:end]) - absent
     if len(words) >= MIN_CONTEXT_WORDS:
         return words, True
@@ -137,9 +136,9 @@ class _Swap:
 
 def _replacement(
     claim: str,
-    source: str,
+    source: Reading,
     run: NameRun,
-    context: set[str],
+    context: frozenset[str],
     claim_keys: set[str],
     *,
     by_clause: bool,
@@ -147,7 +146,7 @@ def _replacement(
     """A name of the evidence clause (or sentence, unless ``by_clause``) that restates
     ``run``'s, in ``run``'s place, and none of whose words the claim's names (``claim_keys``)
     hold."""
-    ranked = sentence_index("evidence", source).rank(claim, top=TOP_SENTENCES)
+    ranked = best_sentences(claim, source)
     for swap in _named_in_restatements(ranked, context, by_clause=by_clause):
         if all(word_key(word) in claim_keys for word in swap.other.words):
             continue
@@ -156,7 +155,7 @@ def _replacement(
     return None
 
 
-def _moved(claim: str, source: str, run: NameRun, claim_keys: set[str]) -> _Swap | None:
+def _moved(claim: str, source: Reading, run: NameRun, claim_keys: set[str]) -> _Swap | None:
     """A name of the evidence sentence restating the claim, standing where ``run`` stands
     (the same word on both sides, or the same two words after a name that opens the claim),
     in a sentence that does not write ``run``, when no sentence that writes it restates the
@@ -165,22 +164,20 @@ def _moved(claim: str, source: str, run: NameRun, claim_keys: set[str]) -> _Swap
     context, of_clause = _context(claim, run, own)
     if len(context) < MOVED_MIN_CONTEXT_WORDS:
         return None
-    ranked = sentence_index("evidence", source).rank(claim)
+    ranked = source.sentences.rank(claim)
     swap = _swap_in(ranked[:TOP_SENTENCES], run, context, claim_keys, by_clause=of_clause)
     if swap is None:
         return None
     for sentence in ranked:
-        if _restating_spans(sentence.text, context, by_clause=of_clause) and _writes(
-            sentence.text, run
-        ):
+        if _restating(sentence, context, by_clause=of_clause) and _writes(sentence.text, run):
             return None  # the evidence says it of this name too
     return swap
 
 
 def _swap_in(
-    sentences: list[SelectedSpan],
+    sentences: list[Ranked],
     run: NameRun,
-    context: set[str],
+    context: frozenset[str],
     claim_keys: set[str],
     *,
     by_clause: bool,
@@ -199,24 +196,38 @@ def _swap_in(
 
 
 def _named_in_restatements(
-    sentences: Iterable[SelectedSpan], context: set[str], *, by_clause: bool
+    sentences: Iterable[Ranked], context: frozenset[str], *, by_clause: bool
 ) -> Iterator[_Swap]:
-    """Each name of the clauses of ``sentences`` (or whole sentences, unless ``by_clause``)
-    that hold enough of ``context``, with its clause, in sentence and clause order: the
+    """Each name of the phrases of ``sentences`` (or whole sentences, unless ``by_clause``)
+    that hold enough of ``context``, with its phrase, in sentence and phrase order: the
     candidates for the name a claim's name was swapped for."""
     for sentence in sentences:
-        text = sentence.text
-        names = name_runs(text)
-        for start, end, overlap in _restating_spans(text, context, by_clause=by_clause):
-            clause = text[start:end].strip(" ,;:()[]-–—")
-            for other in names:
+        reading = read(sentence.text)
+        for found in _restating(sentence, context, by_clause=by_clause):
+            start, end = found.start, found.end
+            clause = sentence.text[start:end].strip(" ,;:()[]-–—")
+            for other in reading.names:
                 if start <= other.start and other.end <= end:
-                    yield _Swap(other, clause, text, overlap)
+                    yield _Swap(other, clause, sentence.text, found.overlap)
+
+
+def _restating(sentence: Ranked, context: frozenset[str], *, by_clause: bool) -> list[Restatement]:
+    """The phrases of one evidence sentence that hold enough of ``context``, best first
+    (unless not ``by_clause``); then the whole sentence, whose subject may stand in a phrase of
+    its own ("Its largest customer, Nordvik Energy, accounted for 14% of revenue"). Offsets
+    are the sentence's own."""
+    reading = read(sentence.text)
+    whole = [Ranked(0, len(sentence.text), sentence.text, sentence.score)]
+    wanted = wanted_forms(context)
+    found = []
+    if by_clause:
+        found = restatements("", reading, wanted, grain=Grain.PHRASE, sentences=whole)
+    return found + restatements("", reading, wanted, grain=Grain.SENTENCE, sentences=whole)
 
 
 def _writes(text: str, run: NameRun) -> bool:
     """Whether ``text`` writes ``run``, or any of its words, in a form a name may take."""
-    forms = name_forms(text)
+    forms = read(text).name_forms
     return forms.spells(run) or any(
         forms.holds(word) for word in run.words if not is_connector(word)
     )
@@ -242,27 +253,6 @@ def _in_place(claim: NameRun, evidence: NameRun) -> bool:
     return two_after and any(content_words(word) for word in claim.after[:2])
 
 
-def _restating_spans(
-    text: str, context: set[str], *, by_clause: bool
-) -> list[tuple[int, int, float]]:
-    """The clauses of an evidence sentence holding enough of ``context``, best first, with the
-    share each holds; then the whole sentence, whose subject may stand in a clause of its own
-    ("Its largest customer, Nordvik Energy, accounted for 14% of revenue")."""
-    spans = []
-    if by_clause:
-        start = 0
-        for cut in [*(m.start() for m in _CLAUSE_BREAK.finditer(text)), len(text)]:
-            overlap = len(context & content_forms(text[start:cut])) / len(context)
-            if overlap >= REVIEW_OVERLAP:
-                spans.append((start, cut, overlap))
-            start = cut
-        spans.sort(key=lambda span: -span[2])
-    overlap = len(context & content_forms(text)) / len(context)
-    if overlap >= REVIEW_OVERLAP:
-        spans.append((0, len(text), overlap))
-    return spans
-
-
 def _aligned(claim: NameRun, evidence: NameRun) -> bool:
     """Whether ``evidence`` stands where ``claim`` stands: the two share their first or last
     words and differ between, or have the same content word next to them, or two of the same
@@ -279,13 +269,6 @@ def _aligned(claim: NameRun, evidence: NameRun) -> bool:
     pairs = [pair for mine, theirs in sides for pair in zip(mine, theirs, strict=False)]
     same = sum(word_form(a) == word_form(b) for a, b in pairs)
     return same >= 2
-
-
-def _clause_bounds(text: str, start: int, end: int) -> tuple[int, int]:
-    cuts = [m.start() for m in _CLAUSE_BREAK.finditer(text)]
-    before = max((cut for cut in cuts if cut <= start), default=0)
-    after = min((cut for cut in cuts if cut >= end), default=len(text))
-    return before, after
 
 
 def _passed(check: str, detail: str) -> CheckOutcome:

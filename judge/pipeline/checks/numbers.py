@@ -2,50 +2,89 @@
 
 Numbers compare as quantities, not strings: thousands separators, currency symbols and codes,
 "per cent", scale words ("1.5 million", "$1.5M"), number words ("thirty", "a dozen", "one in
-five"), ordinals and Unicode digits are normalised first, and a claim number may be a rounding
-of an evidence number (see ``matching``). Not read here: dates and years (the date check), times
-of day (the time check), codes (the identifier check), number words used as words ("one of",
-"the first", "second half"), digits inside names ("COVID-19", "3D"), citation markers and list
-enumerators. A score or tally ("won 3-1") must match a pair of the evidence as a pair
-(``scores``). A number the claim computes from evidence numbers (a unit conversion, or a total
-the claim announces) is left to the arithmetic check.
+five"), ordinals and Unicode digits are read first (:mod:`judge.reading.values`), and a claim
+number may be a rounding of an evidence number (:mod:`judge.reading.values.matching`). The
+claim's numbers are those its reading owns: dates, times of day, codes, citation markers and
+list enumerators are other values, and number words used as words ("one of", "the first") or
+digits inside names ("COVID-19", "3D") are none. A score or tally ("won 3-1") must match a
+pair of the evidence as a pair. A number the claim computes from evidence numbers (a unit
+conversion, or a total the claim announces) is left to the arithmetic check.
+
+A claim number the evidence holds only as a number of another kind, in the sentence that
+restates the claim, has changed its kind: "margin rose 3%" against "margin rose 3 percentage
+points ... revenue grew 3%".
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 
-from judge.pipeline.checks.clock_times import find_times
-from judge.pipeline.checks.date_mentions import find_dates
-from judge.pipeline.checks.derivation import arithmetic_cue, by_arithmetic, by_conversion
-from judge.pipeline.checks.identifiers import find_identifiers
-from judge.pipeline.checks.kinds import kind_conflict
-from judge.pipeline.checks.matching import found_in
 from judge.pipeline.checks.outcome import missing, passed
-from judge.pipeline.checks.quantities import (
-    Quantity,
-    evidence_quantities,
-    find_quantities,
-    masked,
-)
-from judge.pipeline.checks.scores import score_conflicts
-from judge.pipeline.checks.text import normalise
+from judge.reading import Reading, read
+from judge.reading.restatement import Grain, restatements, wanted_forms
+from judge.reading.values import units
+from judge.reading.values.derivation import arithmetic_cue, by_arithmetic, by_conversion
+from judge.reading.values.matching import found_in, rounds_to, same_quantity
+from judge.reading.values.quantities import Quantity
 from judge.schemas import CheckOutcome, Label
 
-# Inline citation markers ("[1]", "[2, 3]") and list enumerators ("8) The report...") are
-# references and layout, not numbers the claim states.
-_NOT_STATED = re.compile(
-    r"\[\s*\d+(?:\s*[,;-]\s*\d+)*\s*\]|^\s*\(?\d{1,2}[.)]\s+(?=[A-Za-z])", re.MULTILINE
-)
+
+def kind_conflict(quantity: Quantity, claim: Reading, evidence: Reading) -> Quantity | None:
+    """The evidence number of the sentence restating the claim that has the claim number's
+    value but another kind, when that sentence has no number of the claim's own kind and
+    value."""
+    if quantity.unit is None:
+        return None
+    found = restatements(
+        claim.text, evidence, wanted_forms(claim.content_forms), grain=Grain.SENTENCE
+    )
+    if not found:
+        return None
+    start, end = found[0].start, found[0].end
+    inside = [q for q in evidence.quantities if start <= q.start and q.end <= end]
+    if any(same_quantity(quantity, q) for q in inside):
+        return None
+    return next(
+        (
+            q
+            for q in inside
+            if q.unit is not None
+            and not units.compatible(quantity.unit, q.unit)
+            and rounds_to(quantity, q.value)
+        ),
+        None,
+    )
 
 
-def claim_quantities(text: str) -> list[Quantity]:
-    """The numbers of a normalised claim that the number check is responsible for."""
-    spans = [(d.start, d.end) for d in find_dates(text)]
-    spans += [(t.start, t.end) for t in find_times(text)]
-    spans += [(i.start, i.end) for i in find_identifiers(text)]
-    spans += [m.span() for m in _NOT_STATED.finditer(text)]
-    return [q for q in masked(find_quantities(text), spans) if q.checkable]
+def score_conflicts(claim: Reading, evidence: Reading) -> list[str]:
+    """Each score of the claim ("beat Liverpool 3-2") that the evidence states otherwise: a
+    pair sharing a count with it, and none holding both of its counts, in either order."""
+    stated = evidence.scores
+    if not stated:
+        return []
+    held = {score.counts for score in stated}
+    conflicts: list[str] = []
+    for score in claim.scores:
+        if score.first < score.second or score.counts in held:
+            continue  # a pair running upwards is a range ("3-5 days")
+        rival = next((s for s in stated if set(s.counts) & set(score.counts)), None)
+        if rival is not None:
+            conflicts.append(f"{score.text} (the evidence says {rival.text})")
+    return conflicts
+
+
+def unstated(
+    wanted: Sequence[Quantity], pool: Sequence[Quantity], *, computes: bool
+) -> list[Quantity]:
+    """The claim numbers no evidence number equals, converts to, or (when the claim says it
+    computes) gives by arithmetic."""
+    return [
+        q
+        for q in wanted
+        if not found_in(q, pool)
+        and by_conversion(q, pool) is None
+        and not (computes and by_arithmetic(q, pool))
+    ]
 
 
 class NumberCheck:
@@ -54,26 +93,19 @@ class NumberCheck:
     name: str = "numbers"
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
-        text = normalise(claim)
-        wanted = claim_quantities(text)
+        said = read(claim)
+        wanted = said.numbers
         if not wanted:
             return None
-        pool = evidence_quantities(evidence)
-        computes = arithmetic_cue(text.casefold()) is not None
-        absent = [
-            q.text
-            for q in wanted
-            if not found_in(q, pool)
-            and by_conversion(q, pool) is None
-            and not (computes and by_arithmetic(q, pool))
-        ]
-        seen = normalise(evidence)
+        source = read(evidence)
+        computes = arithmetic_cue(said.folded) is not None
+        absent = [q.text for q in unstated(wanted, source.quantities, computes=computes)]
         absent += [
             f"{q.text} (the evidence says {other.text})"
             for q in wanted
-            if q.text not in absent and (other := kind_conflict(q, text, seen, pool)) is not None
+            if q.text not in absent and (other := kind_conflict(q, said, source)) is not None
         ]
-        absent += score_conflicts(text, seen)
+        absent += score_conflicts(said, source)
         if absent:
             return missing(
                 self.name,

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 
 from judge.pipeline.checks.outcome import missing, passed
-from judge.pipeline.checks.text import fold, normalise
+from judge.reading import Reading, read
+from judge.reading.words import words
 from judge.schemas import CheckOutcome, Label
 
 MIN_WORDS = 3
@@ -25,46 +26,50 @@ _QUOTED = re.compile(
 )
 _ELISION = re.compile(r"\.\.\.|…|\[[^\]]*\]|\(\.\.\.\)")
 _QUOTE_MARKS = re.compile(r"[\"“”„«»]")
-_WORD = re.compile(r"\w+(?:'\w+)*")
 
 
 def quoted_spans(claim: str) -> list[str]:
-    """The quoted passages of ``claim`` long enough to check, as written."""
-    claim = normalise(claim)
-    if claim.count('"') % 2:
+    """The quoted passages of ``claim`` (as written) long enough to check."""
+    text = read(claim).text
+    if text.count('"') % 2:
         # An unpaired straight quote (an inch mark, a dropped closing quote) would pair the
         # wrong stretches of text; only the typographic quotes are read then.
-        claim = claim.replace('"', "")
+        text = text.replace('"', "")
     spans = []
-    for match in _QUOTED.finditer(claim):
-        text = next(group for group in match.groups() if group is not None)
-        if len(_WORD.findall(text)) >= MIN_WORDS and not is_title(text):
-            spans.append(text.strip())
+    for match in _QUOTED.finditer(text):
+        quote = next(group for group in match.groups() if group is not None)
+        if len(words(quote)) >= MIN_WORDS and not is_title(quote):
+            spans.append(quote.strip())
     return spans
 
 
 def is_title(quote: str) -> bool:
     """Whether a quote reads as a name ("Invasion of Privacy", "The A.V. Club"): every longer
     word capitalised. Quoted names are titles of works, not quotations of what someone said."""
-    long_words = [w for w in _WORD.findall(quote) if len(w) >= 4 and w.isalpha()]
+    long_words = [w for w, _, _ in words(quote) if len(w) >= 4 and w.isalpha()]
     return bool(long_words) and all(w[0].isupper() for w in long_words)
 
 
-def _words(text: str) -> str:
-    """Lower-cased words and numbers of ``text``, space-separated with a space at each end."""
-    return " " + " ".join(_WORD.findall(_QUOTE_MARKS.sub(" ", fold(text)))) + " "
+def _word_line(text: str) -> str:
+    """Lower-cased words of ``text``, space-separated with a space at each end."""
+    folded = _QUOTE_MARKS.sub(" ", text.casefold())
+    return " " + " ".join(word for word, _, _ in words(folded)) + " "
+
+
+def _evidence_words(evidence: Reading) -> str:
+    return _word_line(evidence.text)
 
 
 def _holds(quote: str, evidence_words: str) -> bool:
     position = 0
     for part in _ELISION.split(quote):
-        words = _words(part)
-        if not words.strip():
+        line = _word_line(part)
+        if not line.strip():
             continue
-        found = evidence_words.find(words, position)
+        found = evidence_words.find(line, position)
         if found < 0:
             return False
-        position = found + len(words) - 1
+        position = found + len(line) - 1
     return True
 
 
@@ -77,8 +82,8 @@ class QuoteCheck:
         quotes = quoted_spans(claim)
         if not quotes:
             return None
-        text = _words(evidence)
-        absent = [q for q in quotes if not _holds(q, text)]
+        line = read(evidence).view(_evidence_words)
+        absent = [q for q in quotes if not _holds(q, line)]
         if absent:
             return missing(
                 self.name,

@@ -10,14 +10,10 @@ from dataclasses import dataclass, field
 from judge.config import ConclusionPolicy, Extractor, Settings
 from judge.errors import VerifierFault, fault_text
 from judge.pipeline.claims.decompose import facts_to_claims
-from judge.pipeline.claims.sentences import (
-    Sentence,
-    claims_from_structured,
-    is_factual,
-    split_answer,
-)
+from judge.pipeline.claims.sentences import claims_from_structured, is_factual, split_answer
 from judge.pipeline.progress import stage
 from judge.protocols import ConclusionExtractor, Decomposer, Judge, Metered
+from judge.reading.sentences import Sentence
 from judge.schemas import Claim, ClaimOrigin, VerifyRequest
 
 CONCLUSION_ID = "conclusion"

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from judge.config import EvidenceMode, Settings
-from judge.pipeline.claims.sentences import split_sentences
 from judge.pipeline.context import ClaimContext
 from judge.pipeline.entail.aggregate import (
     ClaimJudgement,
@@ -20,6 +19,7 @@ from judge.pipeline.entail.thresholds import Thresholds
 from judge.pipeline.entail.types import Premise
 from judge.pipeline.entail.windows import SourceSpan, premises_for_claim
 from judge.protocols import ContradictionProbe, Judge
+from judge.reading.sentences import split_sentences
 from judge.schemas import (
     Claim,
     ClaimVerdict,

@@ -16,14 +16,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-import numpy.typing as npt
 from rank_bm25 import BM25Plus
 
-from judge.pipeline.claims.sentences import content_words, split_sentences, word_form
+from judge.reading.ranking import DEFAULT_MAX_UNIT_CHARS, bm25_tokens, sentence_bounds
 from judge.schemas import Passage
 
 __all__ = [
@@ -33,13 +31,11 @@ __all__ = [
     "rank_passages",
     "rank_sentences",
     "select_evidence",
-    "sentence_index",
 ]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_EMBEDDING_WEIGHT = 0.5
-DEFAULT_MAX_UNIT_CHARS = 600
 
 
 @runtime_checkable
@@ -133,67 +129,6 @@ def rank_sentences(
     ]  # fmt: skip
 
 
-class SentenceIndex:
-    """The sentences of one text with their BM25 postings, built once per text: ranking many
-    claims against the same evidence (the polarity check does, per claim) then costs a pass over
-    the claim's terms, not a new index and a pass over every sentence each time. Scores are
-    those of :func:`rank_sentences` without an embedder."""
-
-    def __init__(self, passage_id: str, text: str, max_unit_chars: int) -> None:
-        self.passage_id = passage_id
-        self.units = _units(0, text, max_unit_chars)
-        docs = [u.tokens for u in self.units]
-        self._model = BM25Plus(docs, delta=0.0) if any(docs) else None
-        self._postings: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
-        if self._model is None:
-            return
-        found: dict[str, tuple[list[int], list[float]]] = {}
-        for index, frequencies in enumerate(self._model.doc_freqs):
-            for term, count in frequencies.items():
-                where, counts = found.setdefault(term, ([], []))
-                where.append(index)
-                counts.append(float(count))
-        self._postings = {
-            term: (np.asarray(where, dtype=np.int64), np.asarray(counts, dtype=np.float64))
-            for term, (where, counts) in found.items()
-        }
-        self._lengths = np.asarray(self._model.doc_len, dtype=np.float64)
-
-    def rank(self, claim: str, top: int | None = None) -> list[SelectedSpan]:
-        """The ``top`` sentences (all, by default) that match ``claim`` at all, best first."""
-        model = self._model
-        query = _tokens(claim)
-        if model is None or not query:
-            return []
-        k1, b = model.k1, model.b
-        scores = np.zeros(len(self.units), dtype=np.float64)
-        for term in query:
-            posting = self._postings.get(term)
-            if posting is None:
-                continue
-            where, counts = posting
-            norm = k1 * (1 - b + b * self._lengths[where] / model.avgdl) + counts
-            scores[where] += (model.idf.get(term) or 0.0) * (counts * (k1 + 1) / norm)
-        best = float(scores.max()) if len(scores) else 0.0
-        if best <= 0:
-            return []
-        matched = np.flatnonzero(scores > 0)
-        order = matched[np.lexsort((matched, -scores[matched]))][:top]
-        return [
-            SelectedSpan(self.passage_id, self.units[i].start, self.units[i].end,
-                         self.units[i].text, float(scores[i]) / best)
-            for i in order.tolist()
-        ]  # fmt: skip
-
-
-@lru_cache(maxsize=16)
-def sentence_index(
-    passage_id: str, text: str, max_unit_chars: int = DEFAULT_MAX_UNIT_CHARS
-) -> SentenceIndex:
-    """The cached :class:`SentenceIndex` of ``text``."""
-    return SentenceIndex(passage_id, text, max_unit_chars)
-
-
 def rank_passages(
     query: str,
     passages: Sequence[Passage],
@@ -210,8 +145,8 @@ def rank_passages(
     """
     if top_k < 1:
         raise ValueError("top_k must be at least 1")
-    passage_tokens = [_tokens(p.text) for p in passages]
-    lexical = _normalised(_bm25(_tokens(query), passage_tokens))
+    passage_tokens = [bm25_tokens(p.text) for p in passages]
+    lexical = _normalised(_bm25(bm25_tokens(query), passage_tokens))
     scores = lexical
     if embedder is not None and passages:
         units = [
@@ -235,7 +170,7 @@ class PassageCover:
 
     def __init__(self, passages: Sequence[Passage]) -> None:
         self.passages = passages
-        self.tokens = {p.id: set(_tokens(p.text)) for p in passages}
+        self.tokens = {p.id: set(bm25_tokens(p.text)) for p in passages}
         self.rarity = _rarity(list(self.tokens.values()))
 
     def covering(self, query: str, chosen: Sequence[str], extra: int) -> list[str]:
@@ -250,7 +185,7 @@ class PassageCover:
         if extra < 1:
             return []
         tokens = self.tokens
-        wanted = set(_tokens(query)).difference(*(tokens.get(pid, set()) for pid in chosen))
+        wanted = set(bm25_tokens(query)).difference(*(tokens.get(pid, set()) for pid in chosen))
         taken = set(chosen)
         ranked = rank_passages(query, self.passages, len(self.passages) or 1)
         rest = [pid for pid, _ in ranked if pid not in taken]
@@ -277,27 +212,8 @@ def _rarity(docs: Sequence[set[str]]) -> dict[str, float]:
 def _units(passage_index: int, text: str, max_chars: int) -> list[_Unit]:
     return [
         _Unit(passage_index, start, end, text[start:end], tokens)
-        for start, end, tokens in _sentence_bounds(text, max_chars)
+        for start, end, tokens in sentence_bounds(text, max_chars)
     ]
-
-
-@lru_cache(maxsize=128)
-def _sentence_bounds(text: str, max_chars: int) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
-    """(start, end, BM25 tokens) of each sentence; cached, as every claim re-reads its passages."""
-    bounds: list[tuple[int, int]] = []
-    for sentence in split_sentences(text, strict=False):
-        start, end = sentence.span.start, sentence.span.end
-        while end - start > max_chars:
-            # Cut an unpunctuated run (a table, a long list) at the last blank in reach.
-            cut = text.rfind(" ", start + 1, start + max_chars)
-            cut = start + max_chars if cut < 0 else cut
-            bounds.append((start, cut))
-            start = cut
-            while start < end and text[start].isspace():
-                start += 1
-        if start < end:
-            bounds.append((start, end))
-    return tuple((start, end, _tokens(text[start:end])) for start, end in bounds)
 
 
 def _span(
@@ -312,19 +228,13 @@ def _span(
 def _scores(
     claim: str, units: list[_Unit], embedder: Embedder | None, embedding_weight: float
 ) -> list[float]:
-    lexical = _normalised(_bm25(_tokens(claim), [u.tokens for u in units]))
+    lexical = _normalised(_bm25(bm25_tokens(claim), [u.tokens for u in units]))
     if embedder is None or not units:
         return lexical
     similarities = _cosines(claim, [u.text for u in units], embedder)
     return [
         _mix(lex, sim, embedding_weight) for lex, sim in zip(lexical, similarities, strict=True)
     ]
-
-
-@lru_cache(maxsize=4096)
-def _tokens(text: str) -> tuple[str, ...]:
-    """Lower-cased, lightly stemmed content words; numbers stay tokens ("1,000" is "1000")."""
-    return tuple(word_form(word) for word, _, _ in content_words(text))
 
 
 def _bm25(query: Sequence[str], docs: Sequence[Sequence[str]]) -> list[float]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from judge.pipeline.checks.converses import converse_flip
 from judge.pipeline.checks.polarity import PolarityCheck
+from judge.pipeline.checks.polarity.converses import converse_flip
 from judge.schemas import CheckStatus, Label
 
 CHECK = PolarityCheck()

@@ -11,13 +11,9 @@ check = HedgeCheck()
     [
         ("Refunds always take 5 days.", "Refunds invariably take 5 days."),
         ("Refunds usually take 5 days.", "Refunds typically take 5 days."),
-        ("It holds at least 10 people.", "It holds 10 or more people."),
-        ("It holds at least 10 people.", "It holds a minimum of 10 people."),
         ("All staff were tested.", "100% of staff were tested."),
         ("None of the staff were infected.", "0% of staff were infected."),
         ("It always rains in May.", "It rains in May every year."),
-        ("It holds up to 10 people.", "It holds a maximum of 10 people."),
-        ("The virus travelled up to 16 feet.", "Virus was found 2 to 4.8 m away."),
         ("It is only sold online.", "It is sold exclusively online."),
         ("All rooms have a view.", "Every room has a view."),
         ("Delivery is guaranteed.", "We guarantee delivery."),
@@ -29,6 +25,11 @@ check = HedgeCheck()
         ("Most of the staff left.", "The majority of staff left."),
         ("Few patients died.", "Only 2 of 300 patients died."),
         ("Few voters agreed.", "1.5% of voters agreed."),
+        # A weakening hedge says less than a flat statement, which bears it out.
+        ("Refunds usually take 5 days.", "Refunds take 5 days."),
+        ("Refunds often take 5 days.", "Refunds take 5 days."),
+        ("The drug sometimes causes nausea.", "The drug causes nausea."),
+        ("Most exports are mostly grain.", "Most exports are grain."),
     ],
 )
 def test_hedge_carried_by_evidence_passes(claim: str, evidence: str) -> None:
@@ -38,16 +39,23 @@ def test_hedge_carried_by_evidence_passes(claim: str, evidence: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "claim",
+    [
+        "Only 5% of patients relapsed.",
+        "The album only sold about 100,000 copies.",
+        "Only a third of patients had a fever.",
+        "It only costs $5.",
+    ],
+)
+def test_only_before_an_amount_weighs_it_and_is_not_read(claim: str) -> None:
+    assert check(claim, "Patients relapsed; the album sold copies; it costs money.") is None
+
+
+@pytest.mark.parametrize(
     ("claim", "evidence", "missing"),
     [
         ("Refunds always take 5 days.", "Refunds take 5 days.", "always"),
         ("Refunds never take longer than 5 days.", "Refunds take 5 days.", "never"),
-        ("Refunds usually take 5 days.", "Refunds take 5 days.", "usually"),
-        ("Refunds often take 5 days.", "Refunds take 5 days.", "often"),
-        # A rate says how often, not what is usual.
-        ("Refunds usually take 5 days.", "About 40 refunds are paid per day.", "usually"),
-        ("It holds up to 10 people.", "It holds 10 people.", "up to"),
-        ("It holds at least 10 people.", "It holds 10 people.", "at least"),
         ("It is only sold online.", "It is sold online.", "only"),
         ("All rooms have a view.", "The rooms have a view.", "all"),
         ("Delivery is guaranteed.", "Delivery is expected.", "guaranteed"),
@@ -69,6 +77,31 @@ def test_hedge_absent_from_evidence_fails(claim: str, evidence: str, missing: st
 
 
 @pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("Orders usually ship in a day.", "Orders rarely ship in a day."),
+        ("Users often report crashes.", "Users seldom report crashes."),
+        ("The drug sometimes causes nausea.", "The drug never causes nausea."),
+        ("Flights are rarely delayed.", "Flights are often delayed."),
+    ],
+)
+def test_a_weakening_hedge_against_the_frequency_the_evidence_states_is_contradicted(
+    claim: str, evidence: str
+) -> None:
+    outcome = check(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is CheckStatus.FAILED, outcome
+    assert outcome.label is Label.CONTRADICTED
+    assert outcome.evidence_sentence == evidence
+
+
+def test_a_conflicting_frequency_elsewhere_in_the_evidence_is_no_conflict() -> None:
+    evidence = "Orders usually ship in a day. Returns are rarely refunded in cash."
+    outcome = check("Orders usually ship in a day.", evidence)
+    assert outcome is not None and outcome.status is CheckStatus.PASSED
+
+
+@pytest.mark.parametrize(
     "claim",
     [
         "The overall result was good.",  # "all" inside a word
@@ -87,6 +120,8 @@ def test_hedge_absent_from_evidence_fails(claim: str, evidence: str, missing: st
         "A few customers renewed.",  # "a few" is some
         "Recovery takes a few days.",
         "As few as 100 copies were found.",
+        "It holds up to 10 people.",  # limits before numbers are the number check's
+        "It holds at least 10 people.",
     ],
 )
 def test_words_that_are_not_hedges_are_not_checked(claim: str) -> None:

@@ -1,9 +1,9 @@
 import pytest
 
 from judge.pipeline.checks import IdentifierCheck
-from judge.pipeline.checks.identifiers import find_identifiers
-from judge.pipeline.checks.text import normalise
+from judge.reading.values.identifiers import find_identifiers
 from judge.schemas import CheckStatus, Label
+from judge.text.normalise import normalise
 
 check = IdentifierCheck()
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from judge.pipeline.checks.links import LinkCheck, find_addresses
-from judge.pipeline.checks.text import normalise
+from judge.pipeline.checks.links import LinkCheck
+from judge.reading.values.links import find_addresses
 from judge.schemas import CheckStatus, Label
+from judge.text.normalise import normalise
 
 CHECK = LinkCheck()
 EVIDENCE = (

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from judge.pipeline.checks.name_mentions import name_forms, name_runs
 from judge.pipeline.checks.names import NameCheck
+from judge.reading.values.names import name_forms, name_runs
 from judge.schemas import CheckStatus, Label
 
 CHECK = NameCheck()

@@ -1,7 +1,8 @@
 import pytest
 
-from judge.pipeline.checks.number_slots import evidence_mentions, kind, mentions
-from judge.pipeline.checks.quantities import find_quantities
+from judge.reading import read
+from judge.reading.values.quantities import find_quantities
+from judge.reading.values.slots import kind, mentions
 
 
 @pytest.mark.parametrize(
@@ -35,8 +36,8 @@ def test_a_slot_ends_at_the_next_number() -> None:
     assert staff.words == set()
 
 
-def test_evidence_mentions_are_those_of_every_number() -> None:
+def test_a_readings_mentions_are_those_of_every_number() -> None:
     text = "Refunds take 5 to 7 days. The hall seats 300 people."
-    found = evidence_mentions(text)
+    found = read(text).mentions
     assert [m.quantity.text for m in found] == [q.text for q in find_quantities(text)]
-    assert evidence_mentions(text) is found  # kept per text
+    assert read(text).mentions is found  # kept with the reading

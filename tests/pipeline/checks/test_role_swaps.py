@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from judge.pipeline.checks.polarity import PolarityCheck
-from judge.pipeline.checks.role_swaps import parties_swapped
+from judge.pipeline.checks.polarity.role_swaps import parties_swapped
 from judge.schemas import CheckStatus, Label
 
 CHECK = PolarityCheck()

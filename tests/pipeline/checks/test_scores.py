@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from judge.pipeline.checks import NumberCheck
-from judge.pipeline.checks.scores import find_scores, score_conflicts
+from judge.pipeline.checks.numbers import score_conflicts
+from judge.reading import read
+from judge.reading.values.scores import find_scores
 from judge.schemas import CheckStatus, Label
 
 CHECK = NumberCheck()
@@ -66,4 +68,4 @@ def test_pairs_that_are_no_scores_are_not_read(text: str) -> None:
 
 
 def test_a_range_runs_upwards_and_is_left_to_the_number_check() -> None:
-    assert score_conflicts("Recovery took 3-4 days.", "Recovery took 3-5 days.") == []
+    assert score_conflicts(read("Recovery took 3-4 days."), read("Recovery took 3-5 days.")) == []

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from judge.pipeline.checks.polarity import PolarityCheck
-from judge.pipeline.checks.text import normalise
-from judge.pipeline.checks.word_flips import word_flip
+from judge.pipeline.checks.polarity.word_flips import word_flip
+from judge.reading import read
 from judge.schemas import CheckStatus, Label
+from judge.text.normalise import normalise
 
 CHECK = PolarityCheck()
 
@@ -51,7 +52,7 @@ CHECK = PolarityCheck()
 def test_a_flip_inside_a_long_sentence_is_read(
     claim: str, evidence: str, said: str, instead: str
 ) -> None:
-    flip = word_flip(normalise(claim), normalise(evidence))
+    flip = word_flip(normalise(claim), read(evidence))
     assert flip is not None
     assert (flip.said, flip.instead) == (said, instead)
     outcome = CHECK(claim, evidence)
@@ -86,7 +87,7 @@ def test_a_flip_inside_a_long_sentence_is_read(
     ],
 )
 def test_words_that_keep_the_meaning_pass(claim: str, evidence: str) -> None:
-    assert word_flip(normalise(claim), normalise(evidence)) is None
+    assert word_flip(normalise(claim), read(evidence)) is None
 
 
 def test_three_shared_neighbours_contradict_two_need_review() -> None:

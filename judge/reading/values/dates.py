@@ -1,0 +1,267 @@
+"""Finding dates in normalised text: full dates, month and year, years, decades, centuries,
+weekdays. Month and weekday names, and the words that cue a year or a month, come from the
+``calendar`` word list; days written as words from ``number_words``."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+
+from judge.reading import lexicon
+
+MONTHS = {
+    word: int(entry.value)
+    for entry in lexicon.entries("calendar")
+    if entry.name == "month"
+    for word in entry.words
+}
+# Monday first, as the list gives them.
+WEEKDAYS = tuple(
+    word for entry in lexicon.entries("calendar") if entry.name == "weekday" for word in entry.words
+)
+
+_MON = r"(?P<mon>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+# A month's full name: the longest spelling of each month in the list.
+_FULL_MON = (
+    r"(?P<mon>"
+    + "|".join(max((w for w, m in MONTHS.items() if m == month), key=len) for month in range(1, 13))
+    + r")"
+)
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>1\d{3}|20\d{2}|21\d{2})"
+
+
+# Days written as ordinal words, read only in "the first of May": "May first" is too often
+# a month name before an adverb to be taken for a date.
+def _day_words() -> dict[str, int]:
+    ordinals = {
+        word: int(entry.value)
+        for entry in lexicon.entries("number_words")
+        if entry.name == "ordinal" and int(entry.value) <= 31
+        for word in entry.words
+    }
+    tens = {
+        word: int(entry.value)
+        for entry in lexicon.entries("number_words")
+        if entry.name == "ten"
+        for word in entry.words
+    }
+    days = {word: day for word, day in ordinals.items() if day <= 31}
+    for ten, base in tens.items():
+        for word, day in ordinals.items():
+            if day < 10 and base + day <= 31:
+                days[f"{ten}-{word}"] = base + day
+    return days
+
+
+DAY_WORDS = _day_words()
+_DAY_WORD = r"(?P<dayw>" + "|".join(sorted(DAY_WORDS, key=len, reverse=True)) + r")"
+_WD = r"(?:(?P<wd>" + "|".join(WEEKDAYS) + r"),?\s+)?"
+_END = r"(?![\w%])"
+# Words that introduce a year: "in 1998", "since '98".
+_YEAR_CUE_WORDS = (
+    r"\b(?:"
+    + "|".join(
+        re.escape(w)
+        for w in sorted(lexicon.words("calendar", name="year_cue"), key=len, reverse=True)
+    )
+    + ")"
+)
+# Between the two days of a range: "19-28 April", "April 19 to 28", "April 19 through 28".
+_TO = r"(?:\s*-\s*|\s+(?:to|through|until|till)\s+)"
+
+_MONTH_CUES = "|".join(sorted(lexicon.words("calendar", name="month_cue"), key=len, reverse=True))
+# Most specific first: a span taken by one pattern is not read again by a later one.
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern, re.IGNORECASE))
+    for kind, pattern in (
+        ("iso", rf"(?<![\d.]){_YEAR}[-/](?P<month>[01]?\d)[-/](?P<day>[0-3]?\d)(?!\d|\.\d)"),
+        ("numeric", rf"(?<![\d.])(?P<a>[0-3]?\d)[/.-](?P<b>[0-3]?\d)[/.-]{_YEAR}{_END}"),
+        # News datelines give a weekday and a two-digit year: "Fri 15 Feb 19".
+        ("dateline", rf"\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?,?\s+{_DAY}\s+"
+                     rf"{_MON}\s+(?P<short_year>\d{{2}})(?![\d:%.,])"),
+        ("day_range", rf"\b{_DAY}{_TO}(?P<day2>[0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?{_MON}"
+                      rf"(?:,?\s+{_YEAR})?{_END}"),
+        ("month_day_range", rf"\b{_MON}\s+{_DAY}{_TO}(?P<day2>[0-3]?\d)(?:st|nd|rd|th)?"
+                            rf"(?:,?\s+{_YEAR})?{_END}"),
+        # Tables and logs join day, month and year with dashes or slashes: "1-May-2019".
+        ("day_month", rf"\b(?P<day>[0-3]?\d)[-/]{_MON}[-/]{_YEAR}{_END}"),
+        ("day_word_month", rf"\b{_WD}the\s+{_DAY_WORD}\s+of\s+{_MON}(?:,?\s+{_YEAR})?{_END}"),
+        ("day_month", rf"\b{_WD}(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?{_END}"),
+        ("month_day", rf"\b{_WD}{_MON}\s+{_DAY}(?![\d:])(?:,?\s+{_YEAR})?{_END}"),
+        ("month_year", rf"\b{_MON},?\s+(?:of\s+)?{_YEAR}{_END}"),
+        # A fiscal year is read as the year it is named by: "FY2021", "FY 21", "FY'21".
+        ("fiscal_year", r"\bFY\s?'?(?P<fy>(?:19|20)\d{2}|\d{2})(?![\d%]|\.\d|,\d)"),
+        # "The 19th century", "nineteenth-century"; not "its second century", nor one BC.
+        ("century", rf"\b(?:(?P<century>[1-9]|1\d|2[01])(?:st|nd|rd|th)|{_DAY_WORD})[\s-]+"
+                    r"century\b(?!\s*(?:BCE?\b|B\.C\.))"),
+        ("decade", r"\b(?:the\s+)?(?P<decade>1\d{2}0|20\d0)'?s\b"),
+        ("short_decade", r"(?:'|\bthe\s+|\bmid-?|\blate\s+|\bearly\s+)(?P<decade>[1-9]0)'?s\b"),
+        # A year cut to two digits after an apostrophe: "in '98", "May '21". Read only after a
+        # word that introduces a year or a month, and before punctuation or a lower-case word,
+        # since an opening quote can stand before two digits too ("'12 Angry Men'").
+        ("short_year", rf"(?:{_YEAR_CUE_WORDS}|{_MON})\s+'(?P<short_year>\d{{2}})"
+                       r"(?=\s*(?:[,.;:)!?]|$)|\s+(?-i:[a-z]))"),
+        ("year_range", rf"(?<![\d.,$€£]){_YEAR}\s*[-/]\s*(?P<year2>\d{{4}}|\d{{2}})"
+                       r"(?![\d%]|\.\d|,\d)"),
+        ("year", rf"(?<![\d.,$€£#-]){_YEAR}(?![\d%]|\.\d|,\d|\s?(?:%|per\s?cent|million|billion|"
+                 rf"thousand|mg|kg|km|ml|people|patients|participants|cases)\b)"),
+        ("weekday", r"\b(?P<wd>" + "|".join(WEEKDAYS) + r")s?\b"),
+        # "TGIF" ("thank God it's Friday") names the day in chat and mail.
+        ("tgif", r"\bTGIF\b"),
+        ("month", rf"\b(?:{_MONTH_CUES})[\s-]+{_FULL_MON}\b"),
+    )
+)  # fmt: skip
+_YEAR_CUE = re.compile(rf"{_YEAR_CUE_WORDS}\s+$", re.IGNORECASE)
+_CUE_REACH = 24
+# A century someone or something has lived through is not a calendar century.
+_OWNER = re.compile(r"(?:\b(?:its|their|his|her|our|my|your)|'s)\s+$", re.IGNORECASE)
+ANY_YEAR = re.compile(r"(?<!\d)(1\d{3}|20\d{2}|21\d{2})(?!\d)")
+
+
+@dataclass(frozen=True)
+class DateMention:
+    """A date as precise as the text gives it; absent parts are None."""
+
+    text: str
+    start: int
+    end: int
+    year: int | None = None
+    month: int | None = None
+    day: int | None = None
+    weekday: int | None = None  # 0 = Monday
+    decade: int | None = None  # 1940 for "the 1940s"; 40 for "the '40s" (century unknown)
+    century: int | None = None  # 19 for "the 19th century" (the 1800s)
+    checkable: bool = True  # False where day and month order is unknown ("03/04/2024")
+
+
+def find_dates(text: str) -> list[DateMention]:
+    """Every date in ``text`` (already normalised), most specific reading first, no overlaps."""
+    # Taken characters, not a list of spans: a passage dense with dates stays linear.
+    taken = bytearray(len(text))
+    found: list[DateMention] = []
+    for kind, pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            start, end = match.span()
+            if any(taken[start:end]):
+                continue
+            mentions = list(_read(kind, match, text))
+            if mentions:
+                taken[start:end] = b"\x01" * (end - start)
+                found.extend(mentions)
+    return sorted(found, key=lambda m: m.start)
+
+
+def _read(kind: str, match: re.Match[str], text: str) -> Iterator[DateMention]:
+    groups = match.groupdict()
+    span = partial(DateMention, match.group(0).rstrip("."), match.start(), match.end())
+    year = int(groups["year"]) if groups.get("year") else None
+    month = MONTHS[groups["mon"].casefold()] if groups.get("mon") else None
+    weekday = WEEKDAYS.index(groups["wd"].casefold()) if groups.get("wd") else None
+    if kind == "iso":
+        month, day = int(groups["month"]), int(groups["day"])
+        if _valid(year, month, day):
+            yield span(year=year, month=month, day=day)
+    elif kind == "numeric":
+        yield from _numeric(span, int(groups["a"]), int(groups["b"]), year)
+    elif kind in {"day_range", "month_day_range"}:
+        for day in (int(groups["day"]), int(groups["day2"])):
+            if _named_day(month, day):
+                yield span(year=year, month=month, day=day)
+    elif kind in {"day_month", "month_day", "day_word_month"}:
+        day = DAY_WORDS[groups["dayw"].casefold()] if groups.get("dayw") else int(groups["day"])
+        if _named_day(month, day) and not _is_may_verb(groups, year):
+            yield span(year=year, month=month, day=day, weekday=weekday)
+    elif kind == "short_year":
+        short = int(groups["short_year"])
+        start = match.start("short_year") - 1  # from the apostrophe, or the month before it
+        start = match.start("mon") if groups.get("mon") else start
+        yield DateMention(
+            text[start : match.end()],
+            start,
+            match.end(),
+            year=short + (2000 if short < 50 else 1900),
+            month=month,
+        )
+    elif kind == "dateline":
+        day, short = int(groups["day"]), int(groups["short_year"])
+        year = short + (2000 if short < 50 else 1900)
+        if _valid(year, month, day):
+            yield span(year=year, month=month, day=day)
+    elif kind == "month_year":
+        yield span(year=year, month=month)
+    elif kind == "fiscal_year":
+        named = int(groups["fy"])
+        yield span(year=named if named >= 100 else named + (2000 if named < 50 else 1900))
+    elif kind == "century":
+        digits = groups["century"]
+        number = int(digits) if digits else DAY_WORDS[str(groups["dayw"]).casefold()]
+        if number <= 21 and not _OWNER.search(text[max(0, match.start() - 12) : match.start()]):
+            yield span(century=number)
+    elif kind in {"decade", "short_decade"}:
+        yield span(decade=int(groups["decade"]))
+    elif kind == "year_range":
+        yield from _year_range(span, year, groups["year2"])
+    elif kind == "year":
+        # The cue is read just before the year, not over all the text before it: a long
+        # text dense with numbers stays linear.
+        cue = _YEAR_CUE.search(text, max(0, match.start() - _CUE_REACH), match.start())
+        if year is not None and (year >= 1500 or cue):
+            yield span(year=year)
+    elif kind == "weekday":
+        yield span(weekday=weekday)
+    elif kind == "tgif":
+        yield span(weekday=WEEKDAYS.index("friday"))
+    elif kind == "month":
+        yield span(month=month)
+
+
+def _numeric(
+    span: Callable[..., DateMention], a: int, b: int, year: int | None
+) -> Iterator[DateMention]:
+    readings = {(m, d) for m, d in ((a, b), (b, a)) if _valid(year, m, d)}
+    for month, day in sorted(readings):
+        yield span(year=year, month=month, day=day, checkable=len(readings) == 1)
+
+
+def _year_range(
+    span: Callable[..., DateMention], year: int | None, raw_end: str
+) -> Iterator[DateMention]:
+    if year is None:
+        return
+    end = int(raw_end) if len(raw_end) == 4 else year // 100 * 100 + int(raw_end)
+    if not year < end <= year + 100:
+        return  # "2019-20" is a range, "1990-12" is not one
+    yield span(year=year)
+    yield span(year=end)
+
+
+def _named_day(month: int | None, day: int) -> bool:
+    """A day written with its month's name is a date even when the calendar has no such day:
+    "31 November" is a date no evidence bears out, not a number to ignore."""
+    return month is not None and 1 <= day <= 31
+
+
+def _valid(year: int | None, month: int | None, day: int) -> bool:
+    if month is None or not 1 <= month <= 12:
+        return False
+    try:
+        dt.date(year or 2000, month, day)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_may_verb(groups: dict[str, str | None], year: int | None) -> bool:
+    # "they may 3 times" is not a date; "May 3" with a capital or a year is.
+    return (groups.get("mon") or "") == "may" and year is None
+
+
+def evidence_years(text: str, mentions: list[DateMention]) -> set[int]:
+    """Every year the evidence names: in dates, ranges, or as any four-digit number."""
+    years = {int(y) for y in ANY_YEAR.findall(text)}
+    years.update(m.year for m in mentions if m.year is not None)
+    return years
