@@ -18,7 +18,7 @@ from judge.reading.values.identifiers import Identifier, find_identifiers
 from judge.reading.values.links import Address, Email, find_addresses, find_emails
 from judge.reading.values.names import NameForms, NameRun, name_forms, name_runs
 from judge.reading.values.owners import Owned, assign
-from judge.reading.values.quantities import Quantity, find_quantities
+from judge.reading.values.quantities import Quantity, find_quantities, tokenised_readings
 from judge.reading.values.scores import Score, find_scores
 from judge.reading.values.slots import Mention, mentions
 from judge.reading.values.times import ClockTime, find_times
@@ -73,8 +73,10 @@ class Reading:
     @cached_property
     def quantities(self) -> tuple[Quantity, ...]:
         """Every number, wherever it stands: in evidence, a claim's number may be borne out by
-        digits another value holds ("the 12th" of "December 12th" for "12")."""
-        return tuple(find_quantities(self.text))
+        digits another value holds ("the 12th" of "December 12th" for "12"); with the second
+        readings of numbers tokenised text splits ("100, 000")."""
+        found = find_quantities(self.text) + tokenised_readings(self.text)
+        return tuple(sorted(found, key=lambda q: q.start))
 
     @cached_property
     def dates(self) -> tuple[DateMention, ...]:

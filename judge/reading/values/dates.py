@@ -98,8 +98,14 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # "The 19th century", "nineteenth-century"; not "its second century", nor one BC.
         ("century", rf"\b(?:(?P<century>[1-9]|1\d|2[01])(?:st|nd|rd|th)|{_DAY_WORD})[\s-]+"
                     r"century\b(?!\s*(?:BCE?\b|B\.C\.))"),
-        ("decade", r"\b(?:the\s+)?(?P<decade>1\d{2}0|20\d0)'?s\b"),
-        ("short_decade", r"(?:'|\bthe\s+|\bmid-?|\blate\s+|\bearly\s+)(?P<decade>[1-9]0)'?s\b"),
+        # "the 1940s", "1940's", and "1940 's" as tokenised text writes it.
+        ("decade", r"\b(?:the\s+)?(?P<decade>1\d{2}0|20\d0)(?:\s?'s|s)\b"),
+        # "the '40s", "mid-40s", and a decade's last two digits before "'s" ("the 80's and
+        # 90's") or after another decade ("the 1980s and 90s").
+        ("short_decade", r"(?:'|\bthe\s+|\bmid-?|\blate\s+|\bearly\s+)(?P<decade>[1-9]0)'?s\b"
+                         r"|\b(?P<decade_s>[1-9]0)\s?'s\b"
+                         r"|(?:(?<=\d0s\sand\s)|(?<=\d0s\sor\s)|(?<=\d0s\sto\s))"
+                         r"(?P<decade_after>[1-9]0)s\b"),
         # A year cut to two digits after an apostrophe: "in '98", "May '21". Read only after a
         # word that introduces a year or a month, and before punctuation or a lower-case word,
         # since an opening quote can stand before two digits too ("'12 Angry Men'").
@@ -107,8 +113,10 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                        r"(?=\s*(?:[,.;:)!?]|$)|\s+(?-i:[a-z]))"),
         ("year_range", rf"(?<![\d.,$€£]){_YEAR}\s*[-/]\s*(?P<year2>\d{{4}}|\d{{2}})"
                        r"(?![\d%]|\.\d|,\d)"),
-        ("year", rf"(?<![\d.,$€£#-]){_YEAR}(?![\d%]|\.\d|,\d|\s?(?:%|per\s?cent|million|billion|"
-                 rf"thousand|mg|kg|km|ml|people|patients|participants|cases)\b)"),
+        # Not a year: glued to letters after a hyphen ("2019-nCoV" names a virus).
+        ("year", rf"(?<![\d.,$€£#-]){_YEAR}(?![\d%]|\.\d|,\d|-[A-Za-z]|"
+                 r"\s?(?:%|per\s?cent|million|billion|thousand|mg|kg|km|ml|people|patients|"
+                 r"participants|cases)\b)"),
         ("weekday", r"\b(?P<wd>" + "|".join(WEEKDAYS) + r")s?\b"),
         # "TGIF" ("thank God it's Friday") names the day in chat and mail.
         ("tgif", r"\bTGIF\b"),
@@ -202,7 +210,8 @@ def _read(kind: str, match: re.Match[str], text: str) -> Iterator[DateMention]:
         if number <= 21 and not _OWNER.search(text[max(0, match.start() - 12) : match.start()]):
             yield span(century=number)
     elif kind in {"decade", "short_decade"}:
-        yield span(decade=int(groups["decade"]))
+        digits = groups.get("decade") or groups.get("decade_s") or groups.get("decade_after")
+        yield span(decade=int(str(digits)))
     elif kind == "year_range":
         yield from _year_range(span, year, groups["year2"])
     elif kind == "year":
@@ -215,7 +224,8 @@ def _read(kind: str, match: re.Match[str], text: str) -> Iterator[DateMention]:
         yield span(weekday=weekday)
     elif kind == "tgif":
         yield span(weekday=WEEKDAYS.index("friday"))
-    elif kind == "month":
+    elif kind == "month" and groups["mon"] != "may":
+        # "this may involve" is the verb, written in lower case: not the month
         yield span(month=month)
 
 

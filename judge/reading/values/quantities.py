@@ -13,12 +13,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from enum import Enum
-from functools import lru_cache
 
 from judge.reading import lexicon
 from judge.reading.values import numerals, units
 from judge.reading.words import is_function_word
-from judge.text.normalise import normalise
 
 # The digits of one number. Thousands groups with "," or spaces ("12 000"), or with dots when
 # there are at least two groups ("1.500.000"); a single dot group ("1.500") stays a decimal point.
@@ -178,11 +176,31 @@ def find_quantities(text: str) -> list[Quantity]:
     return _join_ratios(text, _join_money(text, _join_ranges(text, found)))
 
 
-@lru_cache(maxsize=16)
-def evidence_quantities(evidence: str) -> list[Quantity]:
-    """The quantities of a cited evidence text, parsed once per text, not once per claim (and
-    once for every check that reads them). Callers must not change the list."""
-    return find_quantities(normalise(evidence))
+# Numbers as tokenised text writes them: "100, 000" for 100,000 and "2.  4" for 2.4.
+_TOKENISED = re.compile(r"(?<![\d.,])\d{1,3}(?:, \d{3})+(?!\d)|(?<![\d.])\d+\. {1,2}\d+(?!\d)")
+_TOKENISED_GAP = re.compile(r"(?<=[,.]) +")
+
+
+def tokenised_readings(text: str) -> list[Quantity]:
+    """Second readings of the numbers that tokenised text splits ("100, 000", "2.  4"), read
+    as if written whole; they stand beside the first readings and are never claims of their
+    own (``checkable`` off): evidence that writes a number this way still states it."""
+    spans = [match.span() for match in _TOKENISED.finditer(text)]
+    if not spans:
+        return []
+
+    def whole(match: re.Match[str]) -> str:
+        written = match.group(0)
+        compact = _TOKENISED_GAP.sub("", written)
+        return compact + " " * (len(written) - len(compact))  # offsets stay where they were
+
+    joined = _TOKENISED.sub(whole, text)
+    found = []
+    for q in find_quantities(joined):
+        end = next((e for s, e in spans if s <= q.start < e), None)
+        if end is not None:
+            found.append(replace(q, checkable=False, text=text[q.start : max(q.end, end)]))
+    return found
 
 
 @dataclass(frozen=True)
