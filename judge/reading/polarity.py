@@ -93,8 +93,10 @@ def sense_words(text: str) -> dict[int, str]:
 
 
 def plainly_in(word: str, text: str) -> bool:
-    """Whether ``text`` writes ``word`` as a word of its own, not inside a hyphenated one."""
-    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, re.IGNORECASE) is not None
+    """Whether ``text`` writes ``word`` as a word of its own, not inside a hyphenated one; a
+    hyphen may stand spaced, as tokenised text writes it ("non - binary")."""
+    body = r"\s*-\s*".join(re.escape(part) for part in word.split("-"))
+    return re.search(rf"(?<![\w-]){body}(?![\w-])", text, re.IGNORECASE) is not None
 
 
 # --- negating prefixes ----------------------------------------------------------------------

@@ -168,7 +168,8 @@ def _flip(claim: Clause, evidence: Clause, claim_text: str, evidence_text: str) 
         return f"the claim says {claim.quantifier!r}, the evidence {evidence.quantifier!r}"
     if claim.negated != evidence.negated and claim.quantifier == evidence.quantifier:
         negated, plain = (claim, evidence) if claim.negated else (evidence, claim)
-        if not _negation_governs(negated.text, negated.words & plain.words):
+        shared = negated.words & plain.words
+        if not _negation_governs(negated.text, shared, anywhere=negated is evidence):
             return None
         side = "claim" if claim.negated else "evidence"
         return f"only the {side} is negated"
@@ -209,13 +210,19 @@ def _surface(form: str, text: str) -> str | None:
 _CONJUNCT = re.compile(r",?\s+\b(?:and|or)\b\s+", re.IGNORECASE)
 
 
-def _negation_governs(text: str, shared: AbstractSet[str]) -> bool:
+def _negation_governs(text: str, shared: AbstractSet[str], *, anywhere: bool) -> bool:
     """Whether the negation of a clause bears on what the two sides share: in "store credit
     does not expire and can be used in any store", the "not" belongs to "expire", and a claim
     that store credit can be used in any store restates the other conjunct. The word after the
-    negation decides when there is one; else the conjuncts' shared words are counted."""
+    negation decides when there is one; else the conjuncts' shared words are counted.
+
+    In an evidence clause (``anywhere``) the word after a negation decides even without a
+    conjunction: in "the second draft law would close jobs to women who choose not to have
+    children" the "not" belongs to "have", which a claim about the law does not say. A claim
+    that negates a word the evidence puts otherwise ("X cannot neutralise Y" against "X
+    traps Y") still denies what the evidence states."""
     parts = [read_clause(part) for part in _CONJUNCT.split(text) if part.strip()]
-    if len(parts) < 2:
+    if len(parts) < 2 and not anywhere:
         return True
     # The word a negation is said of decides: both sides state "composed" in "is not 100%
     # composed of" against "is 100% composed of", however much more they share; the other side
@@ -223,6 +230,8 @@ def _negation_governs(text: str, shared: AbstractSet[str]) -> bool:
     heads = {head for part in parts if part.negated for head in _negated_heads(part.text)}
     if heads:
         return bool(heads & shared)
+    if len(parts) < 2:
+        return True
     under = sum(len(part.words & shared) for part in parts if part.negated)
     free = sum(len(part.words & shared) for part in parts if not part.negated)
     return under >= free
