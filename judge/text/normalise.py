@@ -12,7 +12,8 @@ to review (a value written to be misread must not pass silently, even when it re
 * characters drawn like a digit, from the Unicode confusables data (``confusable_homoglyphs``
   ships it): ``Ƽ`` for 5, Cherokee ``Ꮞ`` for 4, Cyrillic ``З`` for 3, and Latin ``O``/``l``
   between digits: read as that digit inside a number, and recorded;
-* letters drawn like a Latin letter (Cyrillic ``А``, Greek ``Ο``): read as that letter.
+* letters drawn like a Latin letter (Cyrillic ``А``, Greek ``Ο``): read as that letter;
+* brackets as tokenised corpora write them (``-LRB-``, ``-RRB-``): read as the brackets.
 """
 
 from __future__ import annotations
@@ -82,6 +83,10 @@ _APOSTROPHES = str.maketrans({c: "'" for c in "\u2018\u2019\u201a\u201b\u02bc\u2
 _GROUP_SPACE = re.compile(r"(?<=\d)[\u00a0\u2007\u2009\u202f](?=\d{3}(?!\d))")
 # Superscript digits after a number are an exponent or a footnote, never more digits of it.
 _SUPERSCRIPT = re.compile(r"(?<=\d)([\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)")
+# Brackets as tokenised corpora write them ("born -LRB- 1961 -RRB-"): read as the brackets.
+_TREEBANK_BRACKETS = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{",
+                      "-RCB-": "}"}  # fmt: skip
+_TREEBANK_BRACKET = re.compile("|".join(map(re.escape, _TREEBANK_BRACKETS)))
 # A raised or middle dot between digits is a decimal point in some house styles ("12·4%").
 _MIDDLE_DOT = re.compile(r"(?<=\d)[\u00b7\u2022\u2219](?=\d)")
 _SPACES = re.compile(r"[^\S\n]+")
@@ -123,6 +128,7 @@ def for_checking(text: str) -> Normalised:
     visible = "".join(_ascii_digit(ch) for ch in visible)
     visible = visible.translate(_LETTER_TABLE).translate(_DASHES).translate(_APOSTROPHES)
     visible = _MIDDLE_DOT.sub(".", visible)
+    visible = _TREEBANK_BRACKET.sub(lambda m: _TREEBANK_BRACKETS[m.group(0)], visible)
     return Normalised(_SPACES.sub(" ", visible), hidden, inside, disguised)
 
 

@@ -44,6 +44,7 @@ from judge.reading.values.names import (
     is_connector,
     shared_start,
     word_key,
+    written_fuller,
 )
 from judge.reading.words import content_forms, content_words, word_form
 from judge.schemas import CheckOutcome, CheckStatus, Label
@@ -150,7 +151,9 @@ def _replacement(
     for swap in _named_in_restatements(ranked, context, by_clause=by_clause):
         if all(word_key(word) in claim_keys for word in swap.other.words):
             continue
-        if not is_acronym_of(run, swap.other) and _aligned(run, swap.other):
+        if _same_name(run, swap.other):
+            continue
+        if _aligned(run, swap.other):
             return swap
     return None
 
@@ -190,7 +193,7 @@ def _swap_in(
             continue
         if any(word_key(word) in claim_keys for word in swap.other.words):
             continue
-        if not is_acronym_of(run, swap.other) and _in_place(run, swap.other):
+        if not _same_name(run, swap.other) and _in_place(run, swap.other):
             return swap
     return None
 
@@ -223,6 +226,12 @@ def _restating(sentence: Ranked, context: frozenset[str], *, by_clause: bool) ->
     if by_clause:
         found = restatements("", reading, wanted, grain=Grain.PHRASE, sentences=whole)
     return found + restatements("", reading, wanted, grain=Grain.SENTENCE, sentences=whole)
+
+
+def _same_name(one: NameRun, other: NameRun) -> bool:
+    """Whether two runs name the same thing: one an acronym of the other, or one written more
+    fully than the other ("Tim Roth" and "Timothy Simon Roth")."""
+    return is_acronym_of(one, other) or written_fuller(one, other) or written_fuller(other, one)
 
 
 def _writes(text: str, run: NameRun) -> bool:

@@ -15,8 +15,11 @@ parts of a hyphenated or dotted word, in a form sharing its stem ("China" for "C
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from rapidfuzz.distance import DamerauLevenshtein
 
 from judge.reading import lexicon
 from judge.reading.values.dates import MONTHS, WEEKDAYS
@@ -37,6 +40,8 @@ NEIGHBOURS = 2
 _LOOK_BACK = 16
 # Names at least this long may be spelt one letter differently.
 _SPELLING_MIN = 5
+# A name word this long may stand for a longer one it starts ("Tim" for "Timothy").
+_SHORTENED_MIN = 3
 _SENTENCE_END = re.compile(r"[.!?]\s|\n")
 # Words that join the words of one name: "Bank of Japan", "Royal College of Music & Drama".
 _CONNECTORS = lexicon.words("name_words", name="connector")
@@ -85,8 +90,11 @@ def _token_texts(text: str) -> list[str]:
 
 
 def word_key(word: str) -> str:
-    """A name word as compared: casefolded, without a possessive or a final dot."""
-    return _POSSESSIVE.sub("", word.casefold()).rstrip(".")
+    """A name word as compared: casefolded, without accents, a possessive or a final dot
+    ("Noël" is "noel")."""
+    plain = unicodedata.normalize("NFKD", word.casefold())
+    plain = "".join(ch for ch in plain if not unicodedata.combining(ch))
+    return _POSSESSIVE.sub("", plain).rstrip(".")
 
 
 def name_runs(text: str) -> list[NameRun]:
@@ -185,6 +193,43 @@ def name_forms(text: str) -> NameForms:
     )
 
 
+def written_fuller(short: NameRun, long: NameRun) -> bool:
+    """Whether ``long`` writes the name ``short`` more fully: each word of ``short`` in order
+    as a word of ``long`` or its start ("Tim Roth" of "Timothy Simon Roth"), or a dotted or
+    capital abbreviation as the initials of words in a row ("West Ham United F.C." of "West
+    Ham United Football Club"); other words may stand between."""
+    words = [word_key(w) for w in long.words]
+    at = 0
+    for word in short.words:
+        key = word_key(word)
+        letters = key.replace(".", "")
+        if ("." in key or _is_acronym(word)) and len(letters) >= 2:
+            span = len(letters)
+            found = next(
+                (
+                    i
+                    for i in range(at, len(words) - span + 1)
+                    if "".join(w[:1] for w in words[i : i + span]) == letters
+                ),
+                None,
+            )
+            if found is not None:
+                at = found + span
+                continue
+        found = next(
+            (
+                i
+                for i in range(at, len(words))
+                if words[i] == key or (len(key) >= _SHORTENED_MIN and words[i].startswith(key))
+            ),
+            None,
+        )
+        if found is None:
+            return False
+        at = found + 1
+    return True
+
+
 def is_acronym_of(short: NameRun, long: NameRun) -> bool:
     """Whether one of the two runs is an acronym of the other."""
     for one, other in ((short, long), (long, short)):
@@ -272,15 +317,9 @@ def _country_forms(key: str) -> set[str]:
 
 
 def _one_edit(one: str, other: str) -> bool:
-    """Whether the two words differ by one letter changed, added or dropped."""
-    if one == other or abs(len(one) - len(other)) > 1:
-        return False
-    if len(one) > len(other):
-        one, other = other, one
-    start = shared_start(one, other)
-    if len(one) == len(other):
-        return one[start + 1 :] == other[start + 1 :]
-    return one[start:] == other[start + 1 :]
+    """Whether the two words differ by one letter changed, added or dropped, or two
+    neighbouring letters swapped ("Brain" for "Brian")."""
+    return one != other and DamerauLevenshtein.distance(one, other, score_cutoff=1) <= 1
 
 
 def _same_stem(one: str, other: str) -> bool:
