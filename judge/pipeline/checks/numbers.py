@@ -17,7 +17,9 @@ points ... revenue grew 3%".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from decimal import Decimal
 
 from judge.pipeline.checks.outcome import missing, passed
 from judge.reading import Reading, read
@@ -73,6 +75,40 @@ def score_conflicts(claim: Reading, evidence: Reading) -> list[str]:
     return conflicts
 
 
+# A count the claim tallies itself: the items it lists after the counted noun ("four main
+# minerals: quartz, feldspar, mica and amphiboles") or before it ("Ali and Frazier, the two
+# fighters").
+_LIST_AFTER = re.compile(
+    r"^[^.;:()–—]{0,40}?(?::|\s[–—-]\s|\(|,\s+(?:namely|including|such\s+as)|"
+    r"\s(?:are|were|include|includes|included)\s)\s*(?P<items>[^.;()]+)"
+    # or set off by commas: "the two fighters, Ali and Frazier, met"
+    r"|^\s*(?:\w+\s+){0,2}?\w+,\s+(?P<apposed>[^,.;]+?\s+(?:and|or)\s+[^,.;]+?),",
+    re.IGNORECASE,
+)
+_LIST_BEFORE = re.compile(
+    r"(?P<items>[^.;:()]+),\s+(?:the|these|those|both)\s+$(?P<apposed>)", re.IGNORECASE
+)
+_ITEM_BREAK = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
+SMALL_COUNT = Decimal(10)
+
+
+def tallied(count: Quantity, claim: Reading) -> bool:
+    """Whether ``count`` (a small count in words) is the number of items the claim itself
+    lists next to it: the claim, not the evidence, says what it counts."""
+    if not (count.spelled and 1 < count.value <= SMALL_COUNT):
+        return False
+    text = claim.text
+    after = _LIST_AFTER.match(text[count.end :])
+    before = _LIST_BEFORE.search(text[: count.start])
+    for found in (after, before):
+        if found is not None:
+            listed = found.group("items") or found.group("apposed")
+            items = [i for i in _ITEM_BREAK.split(listed.strip()) if i.strip()]
+            if len(items) == count.value:
+                return True
+    return False
+
+
 def unstated(
     wanted: Sequence[Quantity], pool: Sequence[Quantity], *, computes: bool
 ) -> list[Quantity]:
@@ -94,10 +130,10 @@ class NumberCheck:
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         said = read(claim)
-        wanted = said.numbers
-        if not wanted:
+        if not said.numbers:
             return None
         source = read(evidence)
+        wanted = [q for q in said.numbers if not tallied(q, said)]
         computes = arithmetic_cue(said.folded) is not None
         absent = [q.text for q in unstated(wanted, source.quantities, computes=computes)]
         absent += [
