@@ -17,8 +17,15 @@ import re
 
 from judge.pipeline.checks.outcome import flagged
 from judge.reading import lexicon, read
-from judge.reading.polarity import claim_side, restating_clause
+from judge.reading.polarity import (
+    claim_side,
+    is_polar_content,
+    read_clause,
+    restating_clause,
+    words_of,
+)
 from judge.reading.restatement import CONFIDENT_OVERLAP
+from judge.reading.words import word_form
 from judge.schemas import CheckOutcome, Label
 
 
@@ -45,6 +52,23 @@ _CLAIM_ONLY = _alternation(lexicon.words("epistemic_hedges", name="claim_only"))
 _CLAIM_HEDGE = re.compile(rf"{_HEDGE.pattern}|\b(?:{_CLAIM_ONLY})\b", re.IGNORECASE)
 
 
+# Content words from a hedge on read for what it is said of (the hedge's own among them).
+_HEDGED_REACH = 4
+
+
+def _hedging(clause: str, claimed: frozenset[str]) -> re.Match[str] | None:
+    """The first hedge of the evidence clause said of what the claim states: one of the
+    content words right after it is a word of the claim ("may reduce deaths" for "reduces
+    deaths"); "gave the victim some potentially unhelpful advice" hedges the advice's worth,
+    not the giving."""
+    for hedge in _HEDGE.finditer(clause):
+        # From the hedge on: "may be effective" holds its verb, "suggests that X" is followed.
+        after = [w for w in words_of(clause[hedge.start() :]) if is_polar_content(w)]
+        if {word_form(w) for w in after[:_HEDGED_REACH]} & claimed:
+            return hedge
+    return None
+
+
 class CertaintyCheck:
     """Flags a claim that states flatly what the evidence clause restating it hedges."""
 
@@ -58,7 +82,7 @@ class CertaintyCheck:
         found = restating_clause(text, source)
         if found is None or found.overlap < CONFIDENT_OVERLAP:
             return None
-        hedge = _HEDGE.search(found.clause.text)
+        hedge = _hedging(found.clause.text, read_clause(text).words)
         if hedge is None or found.clause.negated != claim_side(text, found.clause).negated:
             return None
         return flagged(
