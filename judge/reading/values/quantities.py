@@ -176,9 +176,10 @@ def find_quantities(text: str) -> list[Quantity]:
     return _join_ratios(text, _join_money(text, _join_ranges(text, found)))
 
 
-# Numbers as tokenised text writes them: "100, 000" for 100,000 and "2.  4" for 2.4.
-_TOKENISED = re.compile(r"(?<![\d.,])\d{1,3}(?:, \d{3})+(?!\d)|(?<![\d.])\d+\. {1,2}\d+(?!\d)")
-_TOKENISED_GAP = re.compile(r"(?<=[,.]) +")
+# Numbers as tokenised text writes them: "100, 000" for 100,000 and "2.  4" for 2.4 (a
+# sentence splitter may even have broken the line at the decimal point).
+_TOKENISED = re.compile(r"(?<![\d.,])\d{1,3}(?:, \d{3})+(?!\d)|(?<![\d.])\d+\.\s{1,2}\d+(?!\d)")
+_TOKENISED_GAP = re.compile(r"(?<=[,.])\s+")
 
 
 def tokenised_readings(text: str) -> list[Quantity]:
