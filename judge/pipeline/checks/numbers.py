@@ -86,7 +86,9 @@ _LIST_AFTER = re.compile(
     re.IGNORECASE,
 )
 _LIST_BEFORE = re.compile(
-    r"(?P<items>[^.;:()]+),\s+(?:the|these|those|both)\s+$(?P<apposed>)", re.IGNORECASE
+    r"(?P<items>[^.;:(),]+(?:,[^.;:(),]+)*)(?:,\s+(?:the|these|those|both)|\s+(?:are|were))\s+$"
+    r"(?P<apposed>)",
+    re.IGNORECASE,
 )
 _ITEM_BREAK = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
 SMALL_COUNT = Decimal(10)

@@ -26,11 +26,27 @@ _QUOTED = re.compile(
 )
 _ELISION = re.compile(r"\.\.\.|…|\[[^\]]*\]|\(\.\.\.\)")
 _QUOTE_MARKS = re.compile(r"[\"“”„«»]")
+# An editor's letter in brackets ("[I]f they're there") is the letter; a quote mark written
+# twice (as spreadsheets escape one) is one.
+_BRACKETED_LETTER = re.compile(r"\[(\w)\]")
+_DOUBLED_QUOTE = re.compile(r'""')
+# Contractions read in full, on both sides: a quotation is not misquoted by "they're" for
+# "they are". "'s" is left alone: "is", "has" or a possessive.
+_CONTRACTIONS = (
+    (re.compile(r"\bcan't\b"), "can not"),
+    (re.compile(r"\bwon't\b"), "will not"),
+    (re.compile(r"n't\b"), " not"),
+    (re.compile(r"'re\b"), " are"),
+    (re.compile(r"'ll\b"), " will"),
+    (re.compile(r"'ve\b"), " have"),
+    (re.compile(r"'m\b"), " am"),
+    (re.compile(r"\bcannot\b"), "can not"),
+)
 
 
 def quoted_spans(claim: str) -> list[str]:
     """The quoted passages of ``claim`` (as written) long enough to check."""
-    text = read(claim).text
+    text = _DOUBLED_QUOTE.sub('"', read(claim).text)
     if text.count('"') % 2:
         # An unpaired straight quote (an inch mark, a dropped closing quote) would pair the
         # wrong stretches of text; only the typographic quotes are read then.
@@ -51,8 +67,11 @@ def is_title(quote: str) -> bool:
 
 
 def _word_line(text: str) -> str:
-    """Lower-cased words of ``text``, space-separated with a space at each end."""
-    folded = _QUOTE_MARKS.sub(" ", text.casefold())
+    """Lower-cased words of ``text``, contractions in full, space-separated with a space at
+    each end."""
+    folded = _QUOTE_MARKS.sub(" ", _BRACKETED_LETTER.sub(r"\1", text).casefold())
+    for contraction, full in _CONTRACTIONS:
+        folded = contraction.sub(full, folded)
     return " " + " ".join(word for word, _, _ in words(folded)) + " "
 
 
