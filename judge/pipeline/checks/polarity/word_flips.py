@@ -26,6 +26,7 @@ from judge.reading.polarity import (
     NEGATION,
     NOT_NEGATION,
     OPPOSITE,
+    plainly_in,
     prefix_negated,
     prefix_negations,
     prefix_opposite,
@@ -69,8 +70,8 @@ def word_flip(claim: str, evidence: Reading) -> WordFlip | None:
         if not EXCEPTION.search(sentence.text)
     ]
     for word, start, end in tokens:
-        if word in evidence.written:
-            continue
+        if word in evidence.written or ("-" in word and plainly_in(word, evidence.text)):
+            continue  # the evidence writes it too ("Non - binary" for "non-binary")
         wanted = _counterparts(word)
         around: _Neighbours | None = None
         for sentence in ranked:
