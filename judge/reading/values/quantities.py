@@ -248,7 +248,11 @@ def _digit_quantities(text: str) -> Iterator[Quantity]:
             text=text[match.start() - before.negative : end],
             start=match.start(),
             end=end,
-            checkable=not (before.name_like or after.glued_letters),
+            checkable=not (
+                before.name_like
+                or after.glued_letters
+                or _names_with_year(mantissa, decimals, text[end:])
+            ),
             counts=counts,
             bound=_bound(text[max(0, match.start() - 24) : match.start()], text[end : end + 24]),
             per=_period(text[end:]),
@@ -296,6 +300,14 @@ def _read_before(before: str) -> _Before:
         unit = units.currency_family(currency.group(0))
         before = before[: currency.start()]
     return _Before(negative, unit, bool(_APPROX_BEFORE.search(before)), name_like)
+
+
+# A year joined by a hyphen to a word names something: "2019-nCoV".
+_YEAR_NAMED = re.compile(r"-[A-Za-z]")
+
+
+def _names_with_year(value: Decimal, decimals: int, rest: str) -> bool:
+    return decimals == 0 and 1000 <= value <= 2199 and _YEAR_NAMED.match(rest) is not None
 
 
 def _read_after(after: str, unit: str | None) -> _After:
