@@ -111,6 +111,34 @@ def tallied(count: Quantity, claim: Reading) -> bool:
     return False
 
 
+# A number that ends a name ("angiotensin-converting enzyme 2", "BRCA 1", "fibroblast growth
+# factor 21") is borne out where the evidence writes the name's short form glued to it
+# ("ACE2", "BRCA1", "FGF21"): the words before it, whole or by their initials.
+NAME_WORDS = 4
+_NAME_WORD = re.compile(r"[A-Za-z][A-Za-z]*(?:-[A-Za-z]+)*")
+
+
+def named_in(number: Quantity, claim: Reading, evidence: Reading) -> bool:
+    """Whether ``number`` (a bare whole number) ends a name whose short form the evidence
+    writes with the same digits."""
+    if number.unit is not None or number.spelled or number.exponent != 0:
+        return False
+    before = claim.text[max(0, number.start - 80) : number.start]
+    words = [w for w in _NAME_WORD.findall(before.split(",")[-1])][-NAME_WORDS:]
+    digits = claim.text[number.start : number.end].strip()
+    forms = set()
+    for start in range(len(words)):
+        tail = words[start:]
+        forms.add("".join(part[0] for word in tail for part in word.split("-")))
+    if words:
+        forms.add(words[-1])
+    for form in {f for f in forms if len(f) >= 2}:
+        pattern = rf"(?<![A-Za-z0-9]){re.escape(form)}-?{re.escape(digits)}(?![0-9])"
+        if re.search(pattern, evidence.text, re.IGNORECASE):
+            return True
+    return False
+
+
 def unstated(
     wanted: Sequence[Quantity], pool: Sequence[Quantity], *, computes: bool
 ) -> list[Quantity]:
@@ -137,7 +165,11 @@ class NumberCheck:
         source = read(evidence)
         wanted = [q for q in said.numbers if not tallied(q, said)]
         computes = arithmetic_cue(said.folded) is not None
-        absent = [q.text for q in unstated(wanted, source.quantities, computes=computes)]
+        absent = [
+            q.text
+            for q in unstated(wanted, source.quantities, computes=computes)
+            if not named_in(q, said, source)
+        ]
         absent += [
             f"{q.text} (the evidence says {other.text})"
             for q in wanted

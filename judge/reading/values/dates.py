@@ -73,6 +73,16 @@ _YEAR_CUE_WORDS = (
 # Between the two days of a range: "19-28 April", "April 19 to 28", "April 19 through 28".
 _TO = r"(?:\s*-\s*|\s+(?:to|through|until|till)\s+)"
 
+# Decades in words, from the tens ("twenty" -> "twenties"), and the centuries that open them.
+_DECADES = {
+    word[:-1] + "ies": int(entry.value)
+    for entry in lexicon.entries("number_words")
+    if entry.name == "ten"
+    for word in entry.words
+}
+_DECADE_WORDS = "|".join(sorted(_DECADES, key=len, reverse=True))
+_CENTURIES = {"eighteen": 1800, "nineteen": 1900, "twenty": 2000}
+_CENTURY_WORDS = "|".join(_CENTURIES)
 _MONTH_CUES = "|".join(sorted(lexicon.words("calendar", name="month_cue"), key=len, reverse=True))
 # Most specific first: a span taken by one pattern is not read again by a later one.
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -106,6 +116,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                          r"|\b(?P<decade_s>[1-9]0)\s?'s\b"
                          r"|(?:(?<=\d0s\sand\s)|(?<=\d0s\sor\s)|(?<=\d0s\sto\s))"
                          r"(?P<decade_after>[1-9]0)s\b"),
+        # A decade in words: "the nineties", "the nineteen-nineties", "the twenty-twenties".
+        ("spelled_decade", rf"\b(?:the\s+)?(?:(?P<century_word>{_CENTURY_WORDS})[\s-]+)?"
+                           rf"(?P<decade_word>{_DECADE_WORDS})\b"),
         # A year cut to two digits after an apostrophe: "in '98", "May '21". Read only after a
         # word that introduces a year or a month, and before punctuation or a lower-case word,
         # since an opening quote can stand before two digits too ("'12 Angry Men'").
@@ -209,6 +222,13 @@ def _read(kind: str, match: re.Match[str], text: str) -> Iterator[DateMention]:
         number = int(digits) if digits else DAY_WORDS[str(groups["dayw"]).casefold()]
         if number <= 21 and not _OWNER.search(text[max(0, match.start() - 12) : match.start()]):
             yield span(century=number)
+    elif kind == "spelled_decade":
+        decade = _DECADES[groups["decade_word"].casefold()]
+        if groups.get("century_word"):
+            decade += _CENTURIES[groups["century_word"].casefold()]
+        elif not match.group(0).casefold().startswith("the"):
+            return  # "twenties" alone is an age as often as a decade ("in her twenties")
+        yield span(decade=decade)
     elif kind in {"decade", "short_decade"}:
         digits = groups.get("decade") or groups.get("decade_s") or groups.get("decade_after")
         yield span(decade=int(str(digits)))

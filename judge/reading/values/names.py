@@ -145,6 +145,8 @@ class NameForms:
         key = word_key(word)
         if key in self.words or any(self._stem_of(form) for form in _country_forms(key)):
             return True
+        if f"{key}s" in self.words or (key.endswith("s") and key[:-1] in self.words):
+            return True  # the plural of a name: "Billboard Top LPs" for "Top LP's"
         parts = [part for part in re.split(r"[-.&'’]", key) if part]
         if len(parts) > 1 and all(part in self.words for part in parts):
             return True
