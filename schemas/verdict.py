@@ -60,6 +60,19 @@ class CheckStatus(StrEnum):
     NEEDS_REVIEW = "needs_review"
 
 
+class Finding(StrEnum):
+    """What kind of failure an exact check found."""
+
+    # The evidence states something else for the same slot: another value ("30 days" for the
+    # claim's "60 days"), a negation, an opposite, another name in the same place.
+    CONFLICT = "conflict"
+    # The evidence does not state it: no value, name or phrase of the claim's there.
+    ABSENT = "absent"
+    # The claim computes or converts it from what the evidence states ("3 weeks" for 21
+    # days, a total, a year "a year later" than one the evidence gives): a person checks it.
+    DERIVED = "derived"
+
+
 class CheckOutcome(BaseModel):
     """The result of one deterministic check on one claim."""
 
@@ -72,6 +85,8 @@ class CheckOutcome(BaseModel):
     missing: tuple[str, ...] = ()  # tokens of the claim absent from the evidence
     # The evidence sentence a failure was read against, when the check compares with one.
     evidence_sentence: str = ""
+    # What kind of failure it was, where the check tells (a failed value check always does).
+    finding: Finding | None = None
 
 
 class EvidenceSpan(BaseModel):
@@ -113,6 +128,9 @@ class ClaimVerdict(BaseModel):
     reason: str = ""
     evidence: list[EvidenceSpan] = Field(default_factory=list)
     checks: list[CheckOutcome] = Field(default_factory=list)
+    finding: Finding | None = Field(
+        default=None, description="conflict, absent or derived, where an exact check decided"
+    )
     judge: JudgeTrace | None = None
     error: str | None = None  # class and message of a verifier error
     first_tier_score: float | None = None

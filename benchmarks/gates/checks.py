@@ -44,7 +44,7 @@ from typing import Any
 
 from judge.pipeline.checks import default_checks
 from judge.protocols import Check
-from judge.schemas import CheckOutcome, CheckStatus, Label
+from judge.schemas import CheckOutcome, CheckStatus, Finding, Label
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = {
@@ -102,7 +102,9 @@ class Tally:
         else:
             self.catches += 1
         self.kinds[finding_kind(outcome)] += 1
-        self.contradicted_found += record.contradicted and outcome.label is Label.CONTRADICTED
+        self.contradicted_found += record.contradicted and (
+            outcome.label is Label.CONTRADICTED or outcome.finding is Finding.CONFLICT
+        )
 
     def figures(self) -> dict[str, Any]:
         return {
@@ -124,13 +126,8 @@ def rate(part: int, whole: int) -> float:
 
 
 def finding_kind(outcome: CheckOutcome) -> str:
-    """What kind of failure an outcome reports: its finding where it names one."""
-    finding = getattr(outcome, "finding", None)
-    if finding is not None:
-        return str(getattr(finding, "value", finding))
-    if outcome.status is CheckStatus.NEEDS_REVIEW:
-        return "review"
-    return "absent"
+    """What kind of failure an outcome reports: its finding, else review."""
+    return outcome.finding.value if outcome.finding is not None else "review"
 
 
 def load(name: str) -> list[Record]:

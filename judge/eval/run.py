@@ -46,6 +46,7 @@ from judge.schemas import (
     Action,
     CheckStatus,
     ClaimVerdict,
+    Finding,
     Label,
     StructuredClaim,
     VerifyRequest,
@@ -214,9 +215,11 @@ def failed_prediction(record: EvalRecord, error: str, seconds: float) -> dict[st
 
 
 def claim_label(verdict: ClaimVerdict) -> str:
+    """The three-label view: an exact check that finds the evidence stating another value,
+    name or polarity in the claim's place reports a contradiction, whatever its own label."""
     if verdict.label is Label.SUPPORTED:
         return "supported"
-    if verdict.label is Label.CONTRADICTED:
+    if verdict.label is Label.CONTRADICTED or verdict.finding is Finding.CONFLICT:
         return "contradicted"
     return "unsupported"
 

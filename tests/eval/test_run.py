@@ -173,8 +173,12 @@ def test_predictions_carry_labels_scores_and_costs(
     assert set(c1["verdicts"][0]["claim"]["citations"]) == {f"p{i}" for i in range(1, 7)}
     assert c1["numeric"] is True
 
-    c2 = by_id["c2"]  # 900 vs 503 metres: an exact check decides without a model call
-    assert c2["predicted"] == "unsupported"
+    # 900 vs 503 metres: an exact check decides without a model call, and as the evidence
+    # states another value of the same kind, the three-label view reads a contradiction.
+    c2 = by_id["c2"]
+    assert c2["predicted"] == "contradicted"
+    assert c2["verdicts"][0]["label"] == "number_mismatch"
+    assert c2["verdicts"][0]["finding"] == "conflict"
     assert c2["decided_by_checks"] is True
     assert c2["judge_calls"] == 0
     assert c2["score"] is None

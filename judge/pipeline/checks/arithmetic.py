@@ -11,7 +11,7 @@ from judge.pipeline.checks.outcome import missing, passed
 from judge.reading import read
 from judge.reading.values.derivation import arithmetic_cue, by_conversion
 from judge.reading.values.matching import found_in
-from judge.schemas import CheckOutcome, CheckStatus, Label
+from judge.schemas import CheckOutcome, CheckStatus, Finding, Label
 
 
 class ArithmeticCheck:
@@ -45,4 +45,5 @@ class ArithmeticCheck:
             tokens,
             status=CheckStatus.NEEDS_REVIEW,
             how=how,
+            finding=Finding.DERIVED,
         )

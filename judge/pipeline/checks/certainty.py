@@ -26,7 +26,7 @@ from judge.reading.polarity import (
 )
 from judge.reading.restatement import CONFIDENT_OVERLAP
 from judge.reading.words import word_form
-from judge.schemas import CheckOutcome, Label
+from judge.schemas import CheckOutcome, Finding, Label
 
 
 def _alternation(words: frozenset[str]) -> str:
@@ -93,4 +93,5 @@ class CertaintyCheck:
             (text,),
             confident=True,
             sentence=found.sentence,
+            finding=Finding.ABSENT,
         )

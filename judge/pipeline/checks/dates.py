@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from judge.pipeline.checks.outcome import missing, passed
+from judge.pipeline.checks.outcome import conflicting, missing, passed
 from judge.reading import Reading, read
-from judge.reading.values.dates import DateMention, evidence_years
-from judge.schemas import CheckOutcome, Label
+from judge.reading.restatement import Grain, restatements, wanted_forms
+from judge.reading.values.dates import DateMention, evidence_years, implied_years
+from judge.schemas import CheckOutcome, CheckStatus, Finding, Label
 
 
 class DateCheck:
@@ -25,16 +26,82 @@ class DateCheck:
         dates = _stated_dates(list(read(claim).owned.dates))
         if not dates:
             return None
-        source = read(evidence)
+        said, source = read(claim), read(evidence)
         context = source.view(_Evidence.of)
-        absent = [
-            readings[0].text
+        unheld = [
+            readings
             for readings in dates
             if not any(context.holds(m) or _a_count(m, source) for m in readings)
         ]
+        if not unheld:
+            return passed(self.name, "Every date of the claim was")
+        derived = [r[0].text for r in unheld if any(m.year in context.implied for m in r)]
+        rest = [r for r in unheld if r[0].text not in derived]
+        sentence = _restating_sentence(said, source)
+        conflicts = [
+            (readings[0].text, other.text)
+            for readings in rest
+            if (other := _rival(readings[0], sentence)) is not None
+        ]
+        absent = [r[0].text for r in rest if all(r[0].text != mine for mine, _ in conflicts)]
+        if conflicts:
+            return conflicting(
+                self.name,
+                Label.DATE_MISMATCH,
+                "Dates",
+                conflicts,
+                absent=absent + derived,
+                sentence=sentence[2] if sentence else "",
+            )
         if absent:
-            return missing(self.name, Label.DATE_MISMATCH, "Dates", absent)
-        return passed(self.name, "Every date of the claim was")
+            return missing(self.name, Label.DATE_MISMATCH, "Dates", absent + derived)
+        return missing(
+            self.name,
+            Label.NEEDS_REVIEW,
+            "Dates",
+            derived,
+            status=CheckStatus.NEEDS_REVIEW,
+            how="the evidence gives them only relative to another year: a person must confirm",
+            finding=Finding.DERIVED,
+        )
+
+
+def _restating_sentence(
+    claim: Reading, evidence: Reading
+) -> tuple[int, int, str, tuple[DateMention, ...]] | None:
+    """The evidence sentence that restates the claim, with its dates."""
+    found = restatements(
+        claim.text, evidence, wanted_forms(claim.content_forms), grain=Grain.SENTENCE
+    )
+    if not found:
+        return None
+    start, end = found[0].start, found[0].end
+    inside = tuple(m for m in evidence.dates if start <= m.start and m.end <= end)
+    return start, end, found[0].sentence, inside
+
+
+def _rival(
+    date: DateMention, sentence: tuple[int, int, str, tuple[DateMention, ...]] | None
+) -> DateMention | None:
+    """A date of the restating sentence given as precisely as the claim's and different: the
+    evidence dates the claim's fact otherwise."""
+    if sentence is None:
+        return None
+    for other in sentence[3]:
+        if _grain(other) == _grain(date) and other != date:
+            return other
+    return None
+
+
+def _grain(date: DateMention) -> tuple[bool, ...]:
+    return (
+        date.year is not None,
+        date.month is not None,
+        date.day is not None,
+        date.weekday is not None,
+        date.decade is not None,
+        date.century is not None,
+    )
 
 
 def _stated_dates(mentions: list[DateMention]) -> list[list[DateMention]]:
@@ -80,11 +147,12 @@ class _Evidence:
     @classmethod
     def of(cls, reading: Reading) -> _Evidence:
         found = list(reading.dates)
-        return cls(found, evidence_years(reading.text, found))
+        return cls(found, evidence_years(reading.text, found), implied_years(reading.text, found))
 
-    def __init__(self, mentions: list[DateMention], years: set[int]) -> None:
+    def __init__(self, mentions: list[DateMention], years: set[int], implied: set[int]) -> None:
         self.mentions = mentions
         self.years = years
+        self.implied = implied
         self.weekdays = {m.weekday for m in mentions if m.weekday is not None}
         self.weekdays.update(
             weekday

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from judge.pipeline.checks.outcome import missing, passed
-from judge.reading import read
+from judge.pipeline.checks.outcome import conflicting, missing, passed
+from judge.reading import Reading, read
 from judge.reading.values.identifiers import HEX_TOKEN, Identifier, evidence_pattern
 from judge.schemas import CheckOutcome, Label
 
@@ -50,14 +50,40 @@ class IdentifierCheck:
         identifiers = read(claim).owned.identifiers
         if not identifiers:
             return None
-        text = read(evidence).text
-        absent = [i.text for i in identifiers if not _found(i, text)]
-        if absent:
-            return missing(
+        source = read(evidence)
+        unfound = [i for i in identifiers if not _found(i, source.text)]
+        if not unfound:
+            return passed(self.name, "Every identifier of the claim was")
+        how = "compared ignoring case and separators"
+        conflicts = [(i.text, other.text) for i in unfound if (other := _rival(i, source))]
+        absent = [i.text for i in unfound if all(i.text != mine for mine, _ in conflicts)]
+        if conflicts:
+            return conflicting(
                 self.name,
                 Label.IDENTIFIER_MISMATCH,
                 "Identifiers",
-                absent,
-                how="compared ignoring case and separators",
+                conflicts,
+                absent=absent,
+                how=how,
             )
-        return passed(self.name, "Every identifier of the claim was")
+        return missing(self.name, Label.IDENTIFIER_MISMATCH, "Identifiers", absent, how=how)
+
+
+def _rival(identifier: Identifier, evidence: Reading) -> Identifier | None:
+    """An identifier of the evidence of the same kind and prefix ("ORD-88214" for the claim's
+    "ORD-88213", "v3.3" for "v3.2"): the evidence names another in its place."""
+    prefix = _PREFIX.match(identifier.text)
+    for other in evidence.identifiers:
+        if other.kind != identifier.kind:
+            continue
+        theirs = _PREFIX.match(other.text)
+        if (prefix is None) == (theirs is None) and (
+            prefix is None
+            or theirs is None
+            or prefix.group(0).casefold() == theirs.group(0).casefold()
+        ):
+            return other
+    return None
+
+
+_PREFIX = re.compile(r"[A-Za-z]+")

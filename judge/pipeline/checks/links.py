@@ -11,7 +11,7 @@ its name ("Amazon") is enough. E-mail addresses must match whole.
 
 from __future__ import annotations
 
-from judge.pipeline.checks.outcome import missing, passed
+from judge.pipeline.checks.outcome import conflicting, missing, passed
 from judge.reading import Reading, read
 from judge.reading.values.links import Address
 from judge.schemas import CheckOutcome, Label
@@ -44,14 +44,22 @@ class LinkCheck:
             return None
         source = read(evidence)
         mails = {mail.text.casefold() for mail in source.emails}
-        absent = [a.text for a in owned.addresses if not _holds(a, source)]
-        absent += [m.text for m in owned.emails if m.text.casefold() not in mails]
-        if absent:
-            return missing(
-                self.name,
-                Label.IDENTIFIER_MISMATCH,
-                "Addresses",
-                absent,
-                how="compared without scheme, 'www.' and case; the claim may give less",
+        unheld = [a for a in owned.addresses if not _holds(a, source)]
+        absent = [m.text for m in owned.emails if m.text.casefold() not in mails]
+        how = "compared without scheme, 'www.' and case; the claim may give less"
+        conflicts = [(a.text, other.text) for a in unheld if (other := _rival(a, source))]
+        absent += [a.text for a in unheld if all(a.text != mine for mine, _ in conflicts)]
+        if conflicts:
+            return conflicting(
+                self.name, Label.IDENTIFIER_MISMATCH, "Addresses", conflicts, absent=absent, how=how
             )
+        if absent:
+            return missing(self.name, Label.IDENTIFIER_MISMATCH, "Addresses", absent, how=how)
         return passed(self.name, "Every address of the claim was")
+
+
+def _rival(address: Address, evidence: Reading) -> Address | None:
+    """An evidence address on the same site with another path ("acme.com/returns" for the
+    claim's "acme.com/refunds"): the evidence gives another address in its place."""
+    site = address.host.split(".")[-2:]
+    return next((a for a in evidence.addresses if a.host.split(".")[-2:] == site), None)

@@ -51,4 +51,5 @@ class LookalikeCheck:
             found,
             status=CheckStatus.NEEDS_REVIEW,
             how="they make the text shown differ from the text checked",
+            finding=None,
         )

@@ -21,13 +21,14 @@ import re
 from collections.abc import Sequence
 from decimal import Decimal
 
-from judge.pipeline.checks.outcome import missing, passed
+from judge.pipeline.checks.outcome import conflicting, missing, passed
 from judge.reading import Reading, read
-from judge.reading.restatement import Grain, restatements, wanted_forms
+from judge.reading.restatement import Grain, best_sentences, restatements, wanted_forms
 from judge.reading.values import units
 from judge.reading.values.derivation import arithmetic_cue, by_arithmetic, by_conversion
 from judge.reading.values.matching import found_in, rounds_to, same_quantity
 from judge.reading.values.quantities import Quantity
+from judge.reading.values.slots import kind
 from judge.schemas import CheckOutcome, Label
 
 
@@ -58,20 +59,21 @@ def kind_conflict(quantity: Quantity, claim: Reading, evidence: Reading) -> Quan
     )
 
 
-def score_conflicts(claim: Reading, evidence: Reading) -> list[str]:
-    """Each score of the claim ("beat Liverpool 3-2") that the evidence states otherwise: a
-    pair sharing a count with it, and none holding both of its counts, in either order."""
+def score_conflicts(claim: Reading, evidence: Reading) -> list[tuple[str, str]]:
+    """Each score of the claim ("beat Liverpool 3-2") that the evidence states otherwise, with
+    the evidence's: a pair sharing a count with it, and none holding both of its counts, in
+    either order."""
     stated = evidence.scores
     if not stated:
         return []
     held = {score.counts for score in stated}
-    conflicts: list[str] = []
+    conflicts: list[tuple[str, str]] = []
     for score in claim.scores:
         if score.first < score.second or score.counts in held:
             continue  # a pair running upwards is a range ("3-5 days")
-        rival = next((s for s in stated if set(s.counts) & set(score.counts)), None)
-        if rival is not None:
-            conflicts.append(f"{score.text} (the evidence says {rival.text})")
+        other = next((s for s in stated if set(s.counts) & set(score.counts)), None)
+        if other is not None:
+            conflicts.append((score.text, other.text))
     return conflicts
 
 
@@ -153,8 +155,43 @@ def unstated(
     ]
 
 
+def restating_sentence(claim: Reading, evidence: Reading) -> tuple[int, int] | None:
+    """The span of the evidence sentence that restates the claim, if one does."""
+    found = restatements(
+        claim.text, evidence, wanted_forms(claim.content_forms), grain=Grain.SENTENCE
+    )
+    return (found[0].start, found[0].end) if found else None
+
+
+def rival(number: Quantity, claim: Reading, evidence: Reading) -> Quantity | None:
+    """The value the evidence gives in the number's place: a number of the same kind (unit,
+    the noun it counts, the name it numbers) and another value, in the sentence that restates
+    the claim or, where none restates it closely, in the sentences that match it best. With
+    one, the evidence states something else; without, it is silent."""
+    wanted = _kind_of(number, claim.text)
+    if wanted is None:
+        return None
+    span = restating_sentence(claim, evidence)
+    spans = [span] if span else [(s.start, s.end) for s in best_sentences(claim.text, evidence)]
+    for start, end in spans:
+        for other in evidence.quantities:
+            if not (start <= other.start and other.end <= end) or not other.checkable:
+                continue
+            if _kind_of(other, evidence.text) == wanted and not same_quantity(number, other):
+                return other
+    return None
+
+
+def _kind_of(number: Quantity, text: str) -> str | None:
+    """What a number measures or counts; a share is one kind, as a percentage or a fraction."""
+    found = kind(number, text)
+    return units.PERCENT if found == units.FRACTION else found
+
+
 class NumberCheck:
-    """Fails a claim holding a number that no evidence number equals or rounds to."""
+    """Fails a claim holding a number that no evidence number equals or rounds to: a
+    conflict where the evidence sentence restating the claim gives another value of the same
+    kind, else a number the evidence does not state."""
 
     name: str = "numbers"
 
@@ -165,24 +202,35 @@ class NumberCheck:
         source = read(evidence)
         wanted = [q for q in said.numbers if not tallied(q, said)]
         computes = arithmetic_cue(said.folded) is not None
-        absent = [
-            q.text
-            for q in unstated(wanted, source.quantities, computes=computes)
-            if not named_in(q, said, source)
-        ]
-        absent += [
-            f"{q.text} (the evidence says {other.text})"
+        absent: list[str] = []
+        conflicts: list[tuple[str, str]] = []
+        for q in unstated(wanted, source.quantities, computes=computes):
+            if named_in(q, said, source):
+                continue
+            if (other := rival(q, said, source)) is not None:
+                conflicts.append((q.text, other.text))
+            else:
+                absent.append(q.text)
+        conflicts += [
+            (q.text, other.text)
             for q in wanted
-            if q.text not in absent and (other := kind_conflict(q, said, source)) is not None
+            if q.text not in absent
+            and all(mine != q.text for mine, _ in conflicts)
+            and (other := kind_conflict(q, said, source)) is not None
         ]
-        absent += score_conflicts(said, source)
-        if absent:
-            return missing(
+        conflicts += score_conflicts(said, source)
+        how = "compared as values of the same kind, allowing only rounding to the claim's precision"
+        if conflicts:
+            span = restating_sentence(said, source)
+            return conflicting(
                 self.name,
                 Label.NUMBER_MISMATCH,
                 "Numbers",
-                absent,
-                how="compared as values of the same kind, allowing only rounding to the claim's "
-                "precision",
+                conflicts,
+                absent=absent,
+                how=how,
+                sentence=source.text[span[0] : span[1]] if span else "",
             )
+        if absent:
+            return missing(self.name, Label.NUMBER_MISMATCH, "Numbers", absent, how=how)
         return passed(self.name, "Every number of the claim was")

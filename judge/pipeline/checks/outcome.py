@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judge.schemas import CheckOutcome, CheckStatus, Label
+from judge.schemas import CheckOutcome, CheckStatus, Finding, Label
 
 
 def passed(check: str, what: str) -> CheckOutcome:
@@ -21,14 +21,25 @@ def missing(
     *,
     status: CheckStatus = CheckStatus.FAILED,
     how: str = "",
+    finding: Finding | None = Finding.ABSENT,
+    sentence: str = "",
 ) -> CheckOutcome:
-    """An outcome naming the claim's tokens that the cited evidence does not hold."""
+    """An outcome naming the claim's tokens that the cited evidence does not hold, or (a
+    conflict) holds otherwise."""
     unique = tuple(dict.fromkeys(tokens))
     listed = ", ".join(repr(token) for token in unique)
     detail = f"{what} {listed} not found in the cited evidence"
     if how:
         detail += f" ({how})"
-    return CheckOutcome(check=check, status=status, label=label, detail=detail, missing=unique)
+    return CheckOutcome(
+        check=check,
+        status=status,
+        label=label,
+        detail=detail,
+        missing=unique,
+        evidence_sentence=sentence,
+        finding=finding,
+    )
 
 
 def flagged(
@@ -39,6 +50,7 @@ def flagged(
     *,
     confident: bool,
     sentence: str = "",
+    finding: Finding = Finding.CONFLICT,
 ) -> CheckOutcome:
     """A failure labelled ``label`` where the check is confident, else one for review, read
     against the evidence ``sentence`` when there is one."""
@@ -49,4 +61,34 @@ def flagged(
         detail=detail,
         missing=tuple(missing),
         evidence_sentence=sentence,
+        finding=finding,
+    )
+
+
+def conflicting(
+    check: str,
+    label: Label,
+    what: str,
+    pairs: Sequence[tuple[str, str]],
+    *,
+    absent: Sequence[str] = (),
+    how: str = "",
+    sentence: str = "",
+) -> CheckOutcome:
+    """A conflict: the claim's values with the ones the cited evidence states in their place
+    ("'60 days' where the evidence says '30 days'"), and any it does not state at all."""
+    stated = "; ".join(f"{mine!r} where the evidence says {theirs!r}" for mine, theirs in pairs)
+    detail = f"{what} the cited evidence states otherwise: {stated}"
+    if absent:
+        detail += "; not found in it: " + ", ".join(repr(token) for token in dict.fromkeys(absent))
+    if how:
+        detail += f" ({how})"
+    return CheckOutcome(
+        check=check,
+        status=CheckStatus.FAILED,
+        label=label,
+        detail=detail,
+        missing=tuple(dict.fromkeys([mine for mine, _ in pairs] + list(absent))),
+        evidence_sentence=sentence,
+        finding=Finding.CONFLICT,
     )

@@ -63,7 +63,12 @@ def pre_judge(
             )
             reason = f"{outcome.detail} (checked against {', '.join(alignment.checked_ids)})"
             verdict = ClaimVerdict(
-                claim=claim, label=label, reason=reason, evidence=pointer, checks=outcomes
+                claim=claim,
+                label=label,
+                reason=reason,
+                evidence=pointer,
+                checks=outcomes,
+                finding=outcome.finding,
             )
             return verdict, outcomes
     return None, outcomes

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from judge.pipeline.checks.outcome import missing, passed
+from judge.pipeline.checks.outcome import conflicting, missing, passed
 from judge.reading import Reading, read
+from judge.reading.restatement import Grain, restatements, wanted_forms
 from judge.reading.values.times import BARE_HOUR, ClockTime, hour_of
 from judge.schemas import CheckOutcome, Label
 
@@ -72,13 +73,23 @@ class TimeCheck:
     name: str = "times"
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
-        times = read(claim).owned.times
-        if not times:
+        said = read(claim)
+        if not said.owned.times:
             return None
-        context = read(evidence).view(_evidence)
-        absent = [t.text for t in times if not _holds(t, context)]
-        if absent:
-            return missing(
-                self.name, Label.DATE_MISMATCH, "Times", absent, how="compared as times of day"
+        source = read(evidence)
+        context = source.view(_evidence)
+        unheld = [t for t in said.owned.times if not _holds(t, context)]
+        if not unheld:
+            return passed(self.name, "Every time of the claim was")
+        how = "compared as times of day"
+        found = restatements(
+            said.text, source, wanted_forms(said.content_forms), grain=Grain.SENTENCE
+        )
+        stated = [t for t in source.times if found and found[0].start <= t.start < found[0].end]
+        if stated:
+            # The sentence that restates the claim gives its fact another time.
+            pairs = [(t.text, stated[0].text) for t in unheld]
+            return conflicting(
+                self.name, Label.DATE_MISMATCH, "Times", pairs, how=how, sentence=found[0].sentence
             )
-        return passed(self.name, "Every time of the claim was")
+        return missing(self.name, Label.DATE_MISMATCH, "Times", [t.text for t in unheld], how=how)

@@ -295,3 +295,30 @@ def evidence_years(text: str, mentions: list[DateMention]) -> set[int]:
     years = {int(y) for y in ANY_YEAR.findall(text)}
     years.update(m.year for m in mentions if m.year is not None)
     return years
+
+
+# A year stated relative to another: "a year later", "two years earlier", "the following year".
+_RELATIVE_YEAR = re.compile(
+    r"\b(?:(?P<count>an?|one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+years?\s+"
+    r"(?P<dir>later|after|afterwards|on|earlier|before|ago|previously)"
+    r"|the\s+(?P<rel>following|next|subsequent|previous|preceding|prior)\s+year)\b",
+    re.IGNORECASE,
+)
+_COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+                "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
+
+
+def implied_years(text: str, mentions: list[DateMention]) -> set[int]:
+    """The years ``text`` states only relative to a year it names before: 2020 for "in 2019
+    ... a year later", and 2015 for "closed in 2018, three years after it opened" (which way
+    a phrase counts depends on what it is said of, so both are taken). A claim that names
+    them computes them: a person should check."""
+    implied: set[int] = set()
+    for match in _RELATIVE_YEAR.finditer(text):
+        named = [m.year for m in mentions if m.year is not None and m.end <= match.start()]
+        if not named:
+            continue
+        count = match.group("count")
+        step = 1 if count is None else _COUNT_WORDS.get(count.casefold()) or int(count)
+        implied |= {named[-1] - step, named[-1] + step}
+    return implied

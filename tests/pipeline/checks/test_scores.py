@@ -8,7 +8,7 @@ from judge.pipeline.checks import NumberCheck
 from judge.pipeline.checks.numbers import score_conflicts
 from judge.reading import read
 from judge.reading.values.scores import find_scores
-from judge.schemas import CheckStatus, Label
+from judge.schemas import CheckStatus, Finding, Label
 
 CHECK = NumberCheck()
 MATCH = "United beat Liverpool 3-1 at home and sit two points behind Arsenal."
@@ -17,24 +17,27 @@ MATCH = "United beat Liverpool 3-1 at home and sit two points behind Arsenal."
 @pytest.mark.parametrize(
     ("claim", "evidence", "missing"),
     [
-        ("United beat Liverpool 3-2.", MATCH, "3-2 (the evidence says 3-1)"),
+        ("United beat Liverpool 3-2.", MATCH, ("3-2", "3-1")),
         ("The Senate voted 52-48.", "The Senate voted 51-49 on Tuesday.", None),
         (
             "The court ruled 6-3.",
             "In a 5-3 ruling, the court agreed.",
-            "6-3 (the evidence says 5-3)",
+            ("6-3", "5-3"),
         ),
     ],
 )
 def test_a_score_the_evidence_states_otherwise_fails(
-    claim: str, evidence: str, missing: str | None
+    claim: str, evidence: str, missing: tuple[str, str] | None
 ) -> None:
     outcome = CHECK(claim, evidence)
     assert outcome is not None
     assert outcome.status is CheckStatus.FAILED
     assert outcome.label is Label.NUMBER_MISMATCH
     if missing is not None:
-        assert missing in outcome.missing
+        mine, theirs = missing
+        assert mine in outcome.missing
+        assert f"{mine!r} where the evidence says {theirs!r}" in outcome.detail
+        assert outcome.finding is Finding.CONFLICT
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,145 @@
+"""What kind of failure an exact check reports: the evidence states another value for the
+claim's slot (conflict), states none (absent), or gives one the claim computes (derived)."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.pipeline.checks import (
+    ArithmeticCheck,
+    DateCheck,
+    IdentifierCheck,
+    LinkCheck,
+    NumberCheck,
+    TimeCheck,
+)
+from judge.protocols import Check
+from judge.schemas import CheckStatus, Finding, Label
+
+
+@pytest.mark.parametrize(
+    ("check", "claim", "evidence", "mine", "theirs"),
+    [
+        (
+            NumberCheck(),
+            "Unopened items can be returned within 60 days.",
+            "Customers may return any unopened item within 30 days of delivery.",
+            "60 days",
+            "30 days",
+        ),
+        (
+            NumberCheck(),
+            "The hall seats 400 students.",
+            "The lecture hall seats 250 students and 30 staff.",
+            "400",
+            "250",
+        ),
+        (
+            NumberCheck(),
+            "95 percent of the town had been infected.",
+            "Three-quarters of the town had been infected by October.",
+            "95 percent",
+            "Three-quarters",
+        ),
+        (
+            DateCheck(),
+            "The contract was signed on 3 May 2019.",
+            "The contract was signed on 1 May 2019 in Berlin.",
+            "3 May 2019",
+            "1 May 2019",
+        ),
+        (
+            TimeCheck(),
+            "The store opens at 9 am on Sundays.",
+            "The store opens at 10 am on Sundays.",
+            "9 am",
+            "10 am",
+        ),
+        (
+            IdentifierCheck(),
+            "Your order ORD-88213 has shipped.",
+            "Order ORD-88214 shipped on Monday.",
+            "ORD-88213",
+            "ORD-88214",
+        ),
+        (
+            LinkCheck(),
+            "Start a return at acme.com/refunds.",
+            "Start a return at https://www.acme.com/returns.",
+            "acme.com/refunds",
+            "https://www.acme.com/returns",
+        ),
+    ],
+)
+def test_another_value_in_the_claims_place_is_a_conflict_naming_both(
+    check: Check, claim: str, evidence: str, mine: str, theirs: str
+) -> None:
+    outcome = check(claim, evidence)
+    assert outcome is not None and outcome.status is CheckStatus.FAILED
+    assert outcome.finding is Finding.CONFLICT
+    assert f"{mine!r} where the evidence says {theirs!r}" in outcome.detail
+    assert mine in outcome.missing
+
+
+@pytest.mark.parametrize(
+    ("check", "claim", "evidence"),
+    [
+        (NumberCheck(), "The hall seats 500 people.", "Refunds take 5 days."),
+        (DateCheck(), "The museum opened in 1998.", "The museum is old and much visited."),
+        (IdentifierCheck(), "See ticket INC-2041.", "The outage was fixed on Friday."),
+    ],
+)
+def test_a_value_the_evidence_does_not_state_is_absent(
+    check: Check, claim: str, evidence: str
+) -> None:
+    outcome = check(claim, evidence)
+    assert outcome is not None and outcome.status is CheckStatus.FAILED
+    assert outcome.finding is Finding.ABSENT
+    assert "not found in the cited evidence" in outcome.detail
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("The deal closed in 2020.", "Talks began in 2019. A year later the deal closed."),
+        ("The plant opened in 2015.", "The plant closed in 2018, three years after it opened."),
+        (
+            "The firm was founded in 2011.",
+            "In 2010 the founders met; the following year they set up the firm.",
+        ),
+    ],
+)
+def test_a_year_the_evidence_gives_only_relative_to_another_goes_to_review(
+    claim: str, evidence: str
+) -> None:
+    outcome = DateCheck()(claim, evidence)
+    assert outcome is not None
+    assert outcome.status is CheckStatus.NEEDS_REVIEW
+    assert outcome.label is Label.NEEDS_REVIEW
+    assert outcome.finding is Finding.DERIVED
+
+
+def test_a_year_relative_to_another_but_wrong_is_no_derivation() -> None:
+    outcome = DateCheck()(
+        "The deal closed in 2021.", "Talks began in 2019. A year later the deal closed."
+    )
+    assert outcome is not None and outcome.status is CheckStatus.FAILED
+    assert outcome.finding is not Finding.DERIVED
+
+
+def test_a_conversion_or_a_computation_is_derived() -> None:
+    converted = ArithmeticCheck()(
+        "Returns are accepted for 3 weeks.", "Returns are accepted for 21 days."
+    )
+    computed = ArithmeticCheck()(
+        "The firms employ 150 staff in total.", "One employs 75 staff, the other 75."
+    )
+    for outcome in (converted, computed):
+        assert outcome is not None and outcome.finding is Finding.DERIVED
+        assert outcome.status is CheckStatus.NEEDS_REVIEW
+
+
+def test_a_passing_check_reports_no_finding() -> None:
+    outcome = NumberCheck()("Returns within 30 days.", "Customers may return items within 30 days.")
+    assert outcome is not None and outcome.status is CheckStatus.PASSED
+    assert outcome.finding is None
