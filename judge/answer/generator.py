@@ -259,6 +259,9 @@ class GenerationStream:
             raise GeneratorFault(
                 f"the generator's answer was cut off at max_tokens={self._max_tokens}"
             )
+        if self.finish_reason is None:
+            # A connection closed without the last chunk: the text may be cut anywhere.
+            raise GeneratorFault("the generator's stream ended before its finish_reason")
         if not wrote:
             raise GeneratorFault("the generator returned an empty answer")
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
-from starlette.responses import Response
+from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from judge.errors import AuditError
@@ -278,7 +278,7 @@ def stream_summary(result: StreamResult, decided: Sequence[StreamedSentence]) ->
     }
 
 
-class EventStreamResponse(Response):
+class EventStreamResponse(StreamingResponse):
     """Server-sent events from ``body``, each send bounded by ``send_timeout_s``. A client that
     disconnects or stops reading ends the body early, with the reason in ``departure``."""
 
@@ -292,7 +292,7 @@ class EventStreamResponse(Response):
         send_timeout_s: float = SEND_TIMEOUT_S,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(content=None, headers=dict(headers or {}), media_type=self.media_type)
+        super().__init__(body, headers=dict(headers or {}), media_type=self.media_type)
         self.body_iterator = body
         self.departure = departure
         self.send_timeout_s = send_timeout_s

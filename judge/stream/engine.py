@@ -442,10 +442,16 @@ class StreamVerification:
         tasks: list[asyncio.Task[Any]] = [reader]
         tasks += [s.task for s in self._slots[self._consumed :] if not s.task.done()]
         for task in tasks:
-            task.cancel()
+            if not task.done() and not task.cancelling():
+                task.cancel()  # once: a second cancel would cut short its own clean-up
+        pending = [task for task in tasks if not task.done()]
+        if pending:
+            # Not ``await task``: cancelling the awaiting task would cancel the awaited one
+            # again, in the middle of its clean-up (closing the generator's connection).
+            await asyncio.wait(pending)
         for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            if task.done() and not task.cancelled():
+                task.exception()  # retrieved: a fault there is already the stream's
 
     async def _result(
         self, decided: list[StreamedSentence], stopped_by: StreamedSentence | None
