@@ -51,8 +51,9 @@ async def test_sentences_come_as_they_are_decided_then_the_result(wrap: Any) -> 
             question="How do refunds work?",
         ):
             events.append(event)
-    *sentences, result = events
-    assert [type(e) for e in sentences] == [judge.StreamedSentence] * 3
+    *decided, result = events
+    sentences = [e for e in decided if isinstance(e, judge.StreamedSentence)]
+    assert len(sentences) == len(decided) == 3
     assert [s.release for s in sentences] == [
         judge.Release.RELEASED, judge.Release.WITHHELD, judge.Release.RELEASED
     ]  # fmt: skip
