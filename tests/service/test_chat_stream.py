@@ -4,10 +4,11 @@ and the scripted fake judge. Waits are on events with generous deadlines, never 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -411,3 +412,59 @@ async def test_langchain_astream_reads_the_verified_stream(tmp_path: Path) -> No
     assert len([p for p in pieces if p]) >= 2  # sentence by sentence, not one block
     refusal = "".join(str(p) for p in refused)
     assert refusal.startswith("No verified answer can be given") and "60" not in refusal
+
+
+async def test_a_client_that_stops_reading_is_cut_off_and_the_generator_with_it(
+    tmp_path: Path,
+) -> None:
+    # The app called as ASGI, with a client whose socket takes one chunk and then nothing more.
+    from judge.answer.generator import build_http_generator
+
+    reply = StreamReply.of(f"{GOOD} {SECOND} {MORE}", gate_before=80)
+    generator = StreamingGenerator(reply)
+    with serve_streaming_generator(generator) as url, AuditLog.open(tmp_path / "a.db") as audit:
+        settings = fake_settings(
+            state_dir=tmp_path, stream_send_timeout_s=0.2, stream_max_pending_sentences=1
+        )
+        chat_generator = build_http_generator(settings, base_url=url, model="gen")
+        app = create_app(
+            settings,
+            ServeOptions(),
+            judge=FakeJudgeServer().judge(settings),
+            audit=audit,
+            generator=chat_generator,
+        )
+        body = json.dumps({"model": "gen", "messages": MESSAGES, "stream": True, **grounding()})
+        sent: list[MutableMapping[str, Any]] = []
+        stuck = asyncio.Event()
+
+        async def receive() -> MutableMapping[str, Any]:
+            if not sent:
+                return {"type": "http.request", "body": body.encode(), "more_body": False}
+            await asyncio.Event().wait()  # the client never hangs up
+            return {}
+
+        async def send(message: MutableMapping[str, Any]) -> None:
+            sent.append(message)
+            if message["type"] == "http.response.body" and len(sent) > 2:
+                stuck.set()
+                await asyncio.Event().wait()  # its socket buffer is full: the send never ends
+
+        scope = {
+            "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+            "scheme": "http", "path": "/v1/chat/completions", "raw_path": b"/v1/chat/completions",
+            "query_string": b"", "root_path": "", "server": ("127.0.0.1", 80),
+            "client": ("127.0.0.1", 5000),
+            "headers": [(b"content-type", b"application/json"),
+                        (b"content-length", str(len(body)).encode())],
+        }  # fmt: skip
+        async with asyncio.timeout(WAIT_S):
+            await app(scope, receive, send)
+        await chat_generator.aclose()
+        assert stuck.is_set()
+        assert await asyncio.to_thread(reply.hung_up.wait, WAIT_S)
+        record = only_record(audit)
+    assert record.extra is not None and record.extra["ended"] == "abandoned"
+    assert "too slow" in (record.extra["stop_reason"] or "")
+    # Bounded: with the client stuck, no more than the pending bound was verified behind it.
+    assert len(record.extra["sentences"]) <= 3
