@@ -19,8 +19,8 @@ verdict cache off so both modes pay for every call, and the search citation poli
 answers cite nothing). Reported: time to the first verified text, total time, judge calls per
 claim, and each claim's verdict and the final action in both modes, with every difference.
 
-    python benchmarks/harness/streaming.py --judge-url URL --model ID [--answers 12]
-        [--embedded-answers 6] [--rate 30] [--out DIR]
+    python benchmarks/harness/streaming.py --judge-url URL --model ID [--answers 10]
+        [--embedded-answers 4] [--rate 30] [--max-evidence-chars 2800] [--out DIR]
 """
 
 from __future__ import annotations
@@ -239,11 +239,20 @@ def ask(url: str, record: dict[str, Any], mode: str, generator: str, model: str,
 # --- the benchmark ------------------------------------------------------------------------------
 
 
-def sample(path: Path, count: int, seed: int) -> list[dict[str, Any]]:
-    """``count`` dev answers of three sentences or more, spread over the datasets."""
+def sample(
+    path: Path, count: int, seed: int, min_sentences: int, max_evidence_chars: int
+) -> list[dict[str, Any]]:
+    """``count`` dev answers of ``min_sentences`` sentences or more whose evidence holds at most
+    ``max_evidence_chars`` characters, spread over the datasets, the longest answers first."""
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    multi = [r for r in records if len(split_answer(r["answer"])[0]) >= 3]
+    multi = [
+        r
+        for r in records
+        if len(split_answer(r["answer"])[0]) >= min_sentences
+        and sum(len(p["text"]) for p in r["evidence"]) <= max_evidence_chars
+    ]
     random.Random(seed).shuffle(multi)
+    multi.sort(key=lambda r: -len(split_answer(r["answer"])[0]))
     by_dataset: dict[str, list[dict[str, Any]]] = {}
     for record in multi:
         by_dataset.setdefault(record["dataset"], []).append(record)
@@ -251,12 +260,14 @@ def sample(path: Path, count: int, seed: int) -> list[dict[str, Any]]:
     while len(chosen) < count and any(by_dataset.values()):
         for group in by_dataset.values():
             if group and len(chosen) < count:
-                chosen.append(group.pop())
+                chosen.append(group.pop(0))
     return chosen
 
 
 def run_all(args: argparse.Namespace, out: Path) -> list[Run]:
-    records = sample(DEV_ANSWERS, args.answers, args.seed)
+    records = sample(
+        DEV_ANSWERS, args.answers, args.seed, args.min_sentences, args.max_evidence_chars
+    )
     texts = {r["id"]: r["answer"] for r in records}
     runs: list[Run] = []
     with contextlib.ExitStack() as stack:
@@ -425,10 +436,17 @@ def main() -> None:
     parser.add_argument("--judge-url", required=True, help="the judge's base URL (…/v1)")
     parser.add_argument("--model", required=True, help="the judge's model id")
     parser.add_argument("--generator-model", help="the model id sent to the scripted generator")
-    parser.add_argument("--answers", type=int, default=12)
-    parser.add_argument("--embedded-answers", type=int, default=6)
+    parser.add_argument("--answers", type=int, default=10)
+    parser.add_argument("--embedded-answers", type=int, default=4)
     parser.add_argument("--rate", type=float, default=30.0, help="scripted tokens per second")
     parser.add_argument("--seed", type=int, default=37)
+    parser.add_argument("--min-sentences", type=int, default=2)
+    parser.add_argument(
+        "--max-evidence-chars",
+        type=int,
+        default=2800,
+        help="leave out answers with longer evidence (judge calls on 2 cores are slow)",
+    )
     parser.add_argument("--out", type=Path, help="folder for runs.jsonl and report.md")
     args = parser.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="streaming-bench-"))
