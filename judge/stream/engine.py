@@ -216,10 +216,8 @@ class StreamVerification:
                     return
                 if len(self.cutter.text) + len(chunk) > self.settings.max_answer_chars:
                     limit = self.settings.max_answer_chars
-                    self._halt_with(
-                        StreamEnd.LIMIT,
-                        f"answer: more than {limit} characters exceed the limit of {limit}",
-                    )
+                    message = f"answer: the answer exceeds the limit of {limit} characters"
+                    self._halt_with(StreamEnd.LIMIT, message)
                     return
                 if not self._started_all(self._cut_feed, chunk):
                     return
@@ -259,8 +257,7 @@ class StreamVerification:
             if self._claims > self.settings.max_claims:
                 self._halt_with(
                     StreamEnd.LIMIT,
-                    f"claims: more than {self.settings.max_claims} claims exceed the limit of "
-                    f"{self.settings.max_claims}",
+                    f"claims: the answer exceeds the limit of {self.settings.max_claims} claims",
                 )
                 return False
             self._start(cut)
@@ -536,7 +533,6 @@ class StreamVerification:
         kinds = {
             StreamEnd.GENERATOR_FAULT: "verifier error",
             StreamEnd.ABANDONED: "verifier error",
-            StreamEnd.VERIFIER_FAULT: "verifier error",
             StreamEnd.INVALID: "unreadable answer",
             StreamEnd.STOPPED: "stream stopped",
         }

@@ -29,7 +29,6 @@ class StreamEnd(StrEnum):
     INVALID = "invalid"  # the text cannot be read: a malformed citation, an uncuttable run
     LIMIT = "limit"  # over max_answer_chars or max_claims
     GENERATOR_FAULT = "generator_fault"  # the chunks stopped with an error
-    VERIFIER_FAULT = "verifier_fault"  # the verification itself failed (a bug, a deadline)
     ABANDONED = "abandoned"  # its reader went away (a client gone or too slow)
 
 

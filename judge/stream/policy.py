@@ -64,7 +64,7 @@ def final_outcome(
     errors = [v for v in response.verdicts if v.label is Label.VERIFIER_ERROR]
     if ended is StreamEnd.ABANDONED:
         return "verifier_error", _cut_off(released, f"{reason}.")
-    if ended in (StreamEnd.GENERATOR_FAULT, StreamEnd.VERIFIER_FAULT) or errors:
+    if ended is StreamEnd.GENERATOR_FAULT or errors:
         what = (
             "the generator failed"
             if ended is StreamEnd.GENERATOR_FAULT
