@@ -16,10 +16,15 @@ Two generators:
 
 The judge is the embedded judge (``judge local up``; ``--judge-url`` for another), with the
 verdict cache off so both modes pay for every call, and the search citation policy (the dev
-answers cite nothing). Reported: time to the first verified text, total time, judge calls per
-claim, and each claim's verdict and the final action in both modes, with every difference.
+answers cite nothing). Give each mode a server of its own (``--streamed-judge-url``, a second
+``judge local up`` with another state directory): on one server the second run of an answer
+finds all the first run's prompts in the server's prompt cache and answers in seconds. The
+embedded generator is the mode's own server. Reported: time to the first verified text, total
+time, judge calls per claim, and each claim's verdict and the final action in both modes, with
+every difference.
 
-    python benchmarks/harness/streaming.py --judge-url URL --model ID [--answers 10]
+    python benchmarks/harness/streaming.py --judge-url URL --streamed-judge-url URL2 --model ID
+        [--answers 10]
         [--embedded-answers 4] [--rate 30] [--max-evidence-chars 2800] [--out DIR]
 """
 
@@ -272,16 +277,25 @@ def run_all(args: argparse.Namespace, out: Path) -> list[Run]:
     runs: list[Run] = []
     with contextlib.ExitStack() as stack:
         scripted_url = stack.enter_context(serving(scripted_generator(texts, args.rate)))
+        # Each mode has its own judge server when two are given: the second run of an answer
+        # would otherwise find every prompt of the first in the server's prompt cache.
+        judges = {
+            "buffered": args.judge_url,
+            "sentences": args.streamed_judge_url or args.judge_url,
+        }
         guards = {
-            "scripted": stack.enter_context(guard(args, scripted_url, out / "scripted")),
-            "embedded": stack.enter_context(guard(args, args.judge_url, out / "embedded")),
+            (generator, mode): stack.enter_context(
+                guard(args, judges[mode], generator_url, out / f"{generator}-{mode}")
+            )
+            for mode in MODES
+            for generator, generator_url in (("scripted", scripted_url), ("embedded", judges[mode]))
         }
         plan = [("scripted", r, args.generator_model or "scripted") for r in records]
         plan += [("embedded", r, args.model) for r in records[: args.embedded_answers]]
         for number, (generator, record, model) in enumerate(plan):
             modes = MODES if number % 2 == 0 else MODES[::-1]
             for mode in modes:
-                run = ask(guards[generator], record, mode, generator, model, record["id"])
+                run = ask(guards[generator, mode], record, mode, generator, model, record["id"])
                 if generator == "scripted" and run.first_release_end is not None:
                     written = record["answer"][: run.first_release_end]
                     run.first_sentence_tokens = len(token_pieces(written))
@@ -298,10 +312,12 @@ def run_all(args: argparse.Namespace, out: Path) -> list[Run]:
 
 
 @contextlib.contextmanager
-def guard(args: argparse.Namespace, generator_url: str, state: Path) -> Iterator[str]:
+def guard(
+    args: argparse.Namespace, judge_url: str, generator_url: str, state: Path
+) -> Iterator[str]:
     state.mkdir(parents=True, exist_ok=True)
     settings = Settings(
-        base_url=args.judge_url,
+        base_url=judge_url,
         model=args.model,
         generator_base_url=generator_url,
         cache_enabled=False,
@@ -435,6 +451,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=DESCRIPTION)
     parser.add_argument("--judge-url", required=True, help="the judge's base URL (…/v1)")
     parser.add_argument("--model", required=True, help="the judge's model id")
+    parser.add_argument(
+        "--streamed-judge-url",
+        help="a second judge server of the same model for the streamed runs (default: the one)",
+    )
     parser.add_argument("--generator-model", help="the model id sent to the scripted generator")
     parser.add_argument("--answers", type=int, default=10)
     parser.add_argument("--embedded-answers", type=int, default=4)
