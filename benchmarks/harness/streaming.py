@@ -175,7 +175,15 @@ class Run:
     reasons: list[str] = field(default_factory=list)
 
 
-def ask(url: str, record: dict[str, Any], mode: str, generator: str, model: str, key: str) -> Run:
+def ask(
+    url: str,
+    record: dict[str, Any],
+    mode: str,
+    generator: str,
+    model: str,
+    key: str,
+    max_tokens: int = 300,
+) -> Run:
     client = openai.OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=1800)
     passages = "\n".join(f"[{p['id']}] {p['text']}" for p in record["evidence"])
     messages: list[Any] = [
@@ -191,7 +199,8 @@ def ask(url: str, record: dict[str, Any], mode: str, generator: str, model: str,
     text = ""
     last: Any = None
     stream = client.chat.completions.create(
-        model=model, messages=messages, stream=True, temperature=0.0, seed=0, max_tokens=300,
+        model=model, messages=messages, stream=True, temperature=0.0, seed=0,
+        max_tokens=max_tokens,
         extra_body={"grounding": grounding},
     )  # fmt: skip
     for chunk in stream:
@@ -290,12 +299,24 @@ def run_all(args: argparse.Namespace, out: Path) -> list[Run]:
             for mode in MODES
             for generator, generator_url in (("scripted", scripted_url), ("embedded", judges[mode]))
         }
-        plan = [("scripted", r, args.generator_model or "scripted") for r in records]
-        plan += [("embedded", r, args.model) for r in records[: args.embedded_answers]]
+        plan: list[tuple[str, dict[str, Any], str]] = []
+        if "scripted" in args.generators:
+            plan += [("scripted", r, args.generator_model or "scripted") for r in records]
+        if "embedded" in args.generators:
+            plan += [("embedded", r, args.model) for r in records[: args.embedded_answers]]
         for number, (generator, record, model) in enumerate(plan):
             modes = MODES if number % 2 == 0 else MODES[::-1]
             for mode in modes:
-                run = ask(guards[generator, mode], record, mode, generator, model, record["id"])
+                try:
+                    run = ask(
+                        guards[generator, mode], record, mode, generator, model, record["id"],
+                        args.max_tokens,
+                    )  # fmt: skip
+                except openai.APIStatusError as exc:
+                    # A generator fault before any text (502): recorded, and the pair left out.
+                    run = Run(record["id"], generator, mode, None, None, 0.0, "",
+                              f"error {exc.status_code}", "none", [], 0, 0,
+                              reasons=[exc.message])  # fmt: skip
                 if generator == "scripted" and run.first_release_end is not None:
                     written = record["answer"][: run.first_release_end]
                     run.first_sentence_tokens = len(token_pieces(written))
@@ -349,8 +370,11 @@ def _pairs(runs: list[Run]) -> list[tuple[Run, Run]]:
     by_record: dict[str, dict[str, Run]] = {}
     for run in runs:
         by_record.setdefault(run.record, {})[run.mode] = run
-    return [(modes["buffered"], modes["sentences"]) for modes in by_record.values()
-            if len(modes) == 2]  # fmt: skip
+    return [
+        (modes["buffered"], modes["sentences"])
+        for modes in by_record.values()
+        if len(modes) == 2 and not any(run.outcome.startswith("error") for run in modes.values())
+    ]
 
 
 def _median(values: list[float]) -> float:
@@ -467,8 +491,20 @@ def main() -> None:
         default=2800,
         help="leave out answers with longer evidence (judge calls on 2 cores are slow)",
     )
+    parser.add_argument(
+        "--generators", default="scripted,embedded", help="which generators to run (comma list)"
+    )
+    parser.add_argument("--max-tokens", type=int, default=300, help="the generator's max_tokens")
+    parser.add_argument(
+        "--report", type=Path, nargs="+", help="only print the report of these runs.jsonl files"
+    )
     parser.add_argument("--out", type=Path, help="folder for runs.jsonl and report.md")
     args = parser.parse_args()
+    if args.report:
+        runs = [Run(**json.loads(line)) for path in args.report
+                for line in path.read_text(encoding="utf-8").splitlines()]  # fmt: skip
+        print(report(runs, args.rate))
+        return
     out = args.out or Path(tempfile.mkdtemp(prefix="streaming-bench-"))
     out.mkdir(parents=True, exist_ok=True)
     runs = run_all(args, out)
