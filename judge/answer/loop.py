@@ -440,9 +440,14 @@ class _Run:
         )
 
     def _refusal_detail(self, generator_refused: bool) -> str:
+        failures = "; ".join(self.draft_failures)
         if self.draft_failures and not generator_refused:
-            failures = "; ".join(self.draft_failures)
             return f"{WITHHELD}: every draft failed verification against the evidence ({failures})."
+        if self.draft_failures:
+            return (
+                f"{WITHHELD}: the draft failed verification against the evidence ({failures}), "
+                "and the regenerated answer said the evidence does not contain the answer."
+            )
         gap = evidence_gap(self.question, self.ledger.passages)
         if gap is not None:
             return f"{REFUSAL_SENTENCE} No passage mentions: {', '.join(gap)}."

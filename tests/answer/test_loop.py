@@ -472,3 +472,14 @@ def test_cli_refuses_bad_evidence(tmp_path: Path, capsys: pytest.CaptureFixture[
     evidence.write_text(json.dumps([{"id": "S 1", "text": "x"}]))
     assert main(["answer", "-q", RETURN_Q, "-e", str(evidence), "--no-record"]) == 3
     assert "evidence[0]" in capsys.readouterr().err
+
+
+async def test_a_refusal_after_a_failed_draft_names_the_draft_failures() -> None:
+    rig = Rig([PIGEON, f"{REFUSAL_SENTENCE} [S1]"])
+    result = await rig.run("How long do refunds take?")
+    assert result.outcome is Outcome.REFUSED
+    assert result.text == (
+        "No verified answer can be given: the draft failed verification against the evidence "
+        "(draft: 1 statement is not supported by the evidence), and the regenerated answer "
+        "said the evidence does not contain the answer."
+    )
