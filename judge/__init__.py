@@ -71,6 +71,7 @@ if TYPE_CHECKING:
         VerifyRequest,
         VerifyResponse,
     )
+    from judge.stream import Release, StreamedSentence, StreamEnd, StreamLimits, StreamResult
 
 __version__ = "0.1.0"
 
@@ -117,6 +118,7 @@ _EXPORTS = {
         "RequestScoped",
     ),
     "judge.pipeline.entail.types": ("EntailmentResult", "Premise", "PremisePiece"),
+    "judge.stream": ("Release", "StreamEnd", "StreamLimits", "StreamResult", "StreamedSentence"),
     "judge.errors": (
         "AuditError",
         "CacheFault",
@@ -177,10 +179,15 @@ __all__ = [
     "Premise",
     "PremisePiece",
     "ProbePolicy",
+    "Release",
     "RepairEdit",
     "RequestDeadlineExceeded",
     "RequestScoped",
     "Settings",
+    "StreamEnd",
+    "StreamLimits",
+    "StreamResult",
+    "StreamedSentence",
     "StructuredClaim",
     "Verifier",
     "VerifierFault",

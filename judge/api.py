@@ -25,7 +25,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import threading
-from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Coroutine, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -40,6 +40,7 @@ from judge.pipeline.inputs import input_error_from, parse_request
 from judge.protocols import Check, Judge
 from judge.schemas import Passage, StructuredClaim, VerifyRequest, VerifyResponse
 from judge.settings_check import validated
+from judge.stream import StreamedSentence, StreamLimits, StreamResult, StreamVerification
 
 EvidenceItem = str | Mapping[str, Any] | Passage
 ClaimItem = str | Mapping[str, Any] | StructuredClaim
@@ -192,6 +193,39 @@ class Verifier:
         req = _request(request, answer, evidence, question, claims)
         return self._worker_thread().run(self._verify(req))
 
+    async def verify_stream(
+        self,
+        chunks: AsyncIterable[Any],
+        *,
+        evidence: Iterable[EvidenceItem],
+        question: str | None = None,
+        limits: StreamLimits | None = None,
+    ) -> AsyncIterator[StreamedSentence | StreamResult]:
+        """Verify an answer as it is written: ``chunks`` is any async iterator of its text (an
+        LLM SDK's stream: strings, openai ``ChatCompletionChunk``s or LangChain message chunks).
+        Yields each sentence with its verdicts as soon as it is decided, in order (only a
+        ``released`` one may be shown), then the answer-level :class:`StreamResult`. Stopping
+        the iteration early cancels the reading of ``chunks`` and every pending judge call.
+        Bad evidence raises ``InputError`` before any chunk is read."""
+        passages = evidence_passages(evidence)
+        judge = await self._request_judge() if self.use_judge else None
+        verification = StreamVerification(
+            passages,
+            self.settings,
+            question=question,
+            judge=judge,
+            use_judge=self.use_judge,
+            checks=self.checks,
+            thresholds=self.thresholds,
+            limits=limits or stream_limits(self.settings),
+        )
+        events = verification.events(_text_chunks(chunks))
+        try:
+            async for event in events:
+                yield event
+        finally:
+            await events.aclose()
+
     async def aclose(self) -> None:
         """Close what this event loop opened, and the worker thread's loop."""
         session = self._take_session(asyncio.get_running_loop())
@@ -230,7 +264,7 @@ class Verifier:
         await self.aclose()
 
     async def _verify(self, req: VerifyRequest) -> VerifyResponse:
-        judge = await self._request_judge(req) if self.use_judge else None
+        judge = await self._request_judge() if self.use_judge else None
         return await runner.verify(
             req,
             self.settings,
@@ -240,7 +274,7 @@ class Verifier:
             thresholds=self.thresholds,
         )
 
-    async def _request_judge(self, req: VerifyRequest) -> Judge:
+    async def _request_judge(self) -> Judge:
         """The shared judge (the pipeline takes its per-request view: a fresh prompt-fence
         nonce and the ledger hash in its cache keys). A judge that cannot be opened blocks this
         answer (verifier error) and is tried again on the next call."""
@@ -319,6 +353,37 @@ class _LoopThread:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join()
         self.loop.close()
+
+
+def stream_limits(settings: Settings) -> StreamLimits:
+    """A stream's limits from the settings (the guard adds its request deadline per sentence)."""
+    return StreamLimits(
+        flush_chars=settings.stream_flush_chars,
+        max_pending_sentences=settings.stream_max_pending_sentences,
+    )
+
+
+async def _text_chunks(chunks: AsyncIterable[Any]) -> AsyncIterator[str]:
+    """The text of each chunk: a string, an openai chat-completion chunk, or anything with a
+    string ``content`` (a LangChain message chunk). Anything else is refused by the stream."""
+    async for chunk in chunks:
+        yield _text_of(chunk)
+
+
+def _text_of(chunk: Any) -> Any:
+    if isinstance(chunk, str):
+        return chunk
+    content = getattr(chunk, "content", None)
+    if isinstance(content, str):
+        return content
+    choices = getattr(chunk, "choices", None)
+    if isinstance(choices, list):
+        if not choices:
+            return ""
+        delta = getattr(choices[0], "delta", None)
+        text = getattr(delta, "content", None)
+        return text if isinstance(text, str) else ""
+    return chunk  # not text: the stream ends with a fault naming it
 
 
 def _run_blocking(coro: Coroutine[Any, Any, T]) -> T:

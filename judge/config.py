@@ -191,6 +191,28 @@ class Settings(BaseSettings):
         default=None, description="the generator's API key (default: api_key)"
     )
 
+    # Streams (`stream: true` on the guard endpoint, Verifier.verify_stream, `judge verify -`).
+    stream_flush_chars: int = Field(
+        default=600,
+        ge=40,
+        le=20_000,
+        description="the longest text held back waiting for a sentence end: past it, it is cut "
+        "at its last line break, clause mark or blank and verified as a sentence of its own",
+    )
+    stream_max_pending_sentences: int = Field(
+        default=8,
+        ge=1,
+        le=200,
+        description="sentences cut and not yet sent to a stream's reader; past this the "
+        "generator is not read until the reader catches up",
+    )
+    stream_send_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="a streaming client that takes no data for this long is treated as gone: "
+        "the generator and pending judge calls are cancelled",
+    )
+
     # State.
     state_dir: Path = Field(default_factory=default_state_dir)
     cache_enabled: bool = True

@@ -129,6 +129,23 @@ class HttpGenerator:
             latency_s=latency,
         )
 
+    def stream(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        model: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> GenerationStream:
+        """One completion of ``messages``, streamed: iterate it for the text as it is written
+        (``stream: true`` on the endpoint). Closing it early closes the connection, which
+        cancels the generation on servers that watch for it."""
+        return GenerationStream(
+            self, messages, model=model, max_tokens=max_tokens, temperature=temperature,
+            options=options,
+        )  # fmt: skip
+
     async def aclose(self) -> None:
         if self._owns_client:
             await self._client.close()
@@ -143,6 +160,110 @@ class HttpGenerator:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+class GenerationStream:
+    """The text of one streamed completion, chunk by chunk. A transport error, an HTTP error, a
+    reply cut off at ``max_tokens`` or an empty reply raises ``GeneratorFault`` from the
+    iteration; ``model``, ``finish_reason`` and the token counts are filled in as they arrive."""
+
+    def __init__(
+        self,
+        generator: HttpGenerator,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        model: str | None,
+        max_tokens: int | None,
+        temperature: float | None,
+        options: Mapping[str, Any] | None,
+    ) -> None:
+        self._generator = generator
+        self._messages = list(messages)
+        self._model = model
+        self._max_tokens = max_tokens or generator.max_tokens
+        self._temperature = generator.temperature if temperature is None else temperature
+        self._options = dict(options or {})
+        self._iterator: AsyncIterator[str] | None = None
+        self._response: Any = None
+        self.model = model or ""
+        self.finish_reason: str | None = None
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        if self._iterator is None:
+            self._iterator = self._chunks()
+        return self._iterator
+
+    async def __anext__(self) -> str:
+        return await self.__aiter__().__anext__()
+
+    async def aclose(self) -> None:
+        """Stop the generation: the HTTP response is closed."""
+        if self._iterator is not None:
+            await self._iterator.aclose()  # type: ignore[attr-defined]
+        await self._close_response()
+
+    async def _close_response(self) -> None:
+        response, self._response = self._response, None
+        if response is not None:
+            with contextlib.suppress(Exception):
+                await response.close()
+
+    async def _chunks(self) -> AsyncIterator[str]:
+        generator = self._generator
+        model = self._model or await generator.resolve_model()
+        self.model = model
+        generator.calls += 1
+        try:
+            self._response = await generator._client.chat.completions.create(
+                model=model,
+                messages=cast(Any, self._messages),
+                max_tokens=self._max_tokens,
+                temperature=self._temperature,
+                stream=True,
+                stream_options={"include_usage": True},
+                **self._options,
+            )
+        except Exception as exc:
+            _raise_fault(exc)
+        wrote = False
+        try:
+            async for chunk in self._response:
+                if chunk.model:
+                    self.model = chunk.model
+                if chunk.usage is not None:
+                    self.prompt_tokens = chunk.usage.prompt_tokens
+                    self.completion_tokens = chunk.usage.completion_tokens
+                if not chunk.choices:
+                    continue
+                choice = chunk.choices[0]
+                if choice.finish_reason is not None:
+                    self.finish_reason = choice.finish_reason
+                text = choice.delta.content if choice.delta is not None else None
+                if text:
+                    wrote = wrote or bool(text.strip())
+                    yield text
+        except GeneratorFault:
+            raise
+        except (httpx.HTTPError, openai.OpenAIError) as exc:
+            # Mid-stream: a dropped connection, an error event in the stream.
+            if openai_fault(exc) is not None:
+                _raise_fault(exc)
+            raise GeneratorFault(
+                f"generator stream failed ({type(exc).__name__}): {exc}"
+            ) from exc
+        finally:
+            await self._close_response()
+        if self.finish_reason == "length":
+            raise GeneratorFault(
+                f"the generator's answer was cut off at max_tokens={self._max_tokens}"
+            )
+        if self.finish_reason is None:
+            # A connection closed without the last chunk: the text may be cut anywhere.
+            raise GeneratorFault("the generator's stream ended before its finish_reason")
+        if not wrote:
+            raise GeneratorFault("the generator returned an empty answer")
 
 
 def build_http_generator(

@@ -34,7 +34,6 @@ from judge.answer.relevance import (
     REFUSAL_SENTENCE,
     AnswerCheck,
     check_answer,
-    question_slots,
     split_refusal,
 )
 from judge.answer.types import (
@@ -62,6 +61,7 @@ from judge.pipeline.ledger import freeze_ledger
 from judge.pipeline.policy import apply_edits
 from judge.pipeline.runner import verify
 from judge.protocols import Judge
+from judge.reports.refusals import WITHHELD, evidence_gap, failures_named
 from judge.schemas import (
     Action,
     CharSpan,
@@ -273,6 +273,8 @@ class _Run:
         self.supported_seen = False
         # The latest verified text with supported claims: the partial fallback's material.
         self.partial_source: tuple[str, VerifyResponse] | None = None
+        # How each draft failed, by kind and count: what a refusal names.
+        self.draft_failures: list[str] = []
         self.judge: Judge | None = None
 
     def say(self, message: str) -> None:
@@ -313,7 +315,7 @@ class _Run:
                 )
                 return await self._finish(outcome, attempt.text, reasons)
             if attempt.kind == "refuse":
-                return await self._refuse(reasons)
+                return await self._refuse(reasons, generator_refused=True)
             if attempt.kind == "block":
                 return await self._fallback(reasons, fault=attempt.fault)
             if regenerations >= self.settings.max_regenerations:
@@ -403,10 +405,16 @@ class _Run:
             # The ledger was checked up front, so this is the generated text: a malformed
             # citation, most likely. The model gets another try with the problem named.
             problem = f"the answer could not be read: {exc}"
+            self._note_failure(stage, "the text could not be read (a malformed citation)")
             await self._step(stage, text, reasons=[*notes, problem])
             return _Attempt("retry", problems=[problem], reasons=[problem])
         self.judge_calls += response.judge_calls
         supported = _supported(response)
+        named = failures_named(response.verdicts)
+        if named:
+            self._note_failure(stage, named)
+        elif not supported and response.action is Action.PASS:
+            self._note_failure(stage, "it states nothing the evidence supports")
         if supported:
             self.supported_seen = True
             self.partial_source = (text, response)
@@ -414,16 +422,38 @@ class _Run:
         await self._step(stage, text, response, reasons=notes, check=check)
         return response
 
-    async def _refuse(self, reasons: list[str]) -> AnswerResult:
-        missing = [slot.word for slot in question_slots(self.question)]
-        gap = _gap_line(missing)
+    def _note_failure(self, stage: Stage, what: str) -> None:
+        if stage in ("draft", "regeneration"):
+            self.draft_failures.append(f"{stage}: {what}")
+
+    async def _refuse(self, reasons: list[str], *, generator_refused: bool = False) -> AnswerResult:
+        """A refusal that says which it is: the drafts failed verification (named), or the
+        generator found no answer, with whether any passage bears on the question."""
+        detail = self._refusal_detail(generator_refused)
         if self.options.fallback is Fallback.ESCALATE:
-            text = f"{ESCALATION_MESSAGE} {gap}".strip()
+            text = f"{ESCALATION_MESSAGE} {detail}".strip()
             return await self._finish(
                 Outcome.REFUSED, text, reasons, fallback=Fallback.ESCALATE, escalated=True
             )
-        text = f"{REFUSAL_SENTENCE} {gap}".strip()
-        return await self._finish(Outcome.REFUSED, text, reasons, fallback=self.options.fallback)
+        return await self._finish(
+            Outcome.REFUSED, detail, reasons, fallback=self.options.fallback
+        )
+
+    def _refusal_detail(self, generator_refused: bool) -> str:
+        failures = "; ".join(self.draft_failures)
+        if self.draft_failures and not generator_refused:
+            return f"{WITHHELD}: every draft failed verification against the evidence ({failures})."
+        if self.draft_failures:
+            return (
+                f"{WITHHELD}: the draft failed verification against the evidence ({failures}), "
+                "and the regenerated answer said the evidence does not contain the answer."
+            )
+        gap = evidence_gap(self.question, self.ledger.passages)
+        if gap is not None:
+            return f"{REFUSAL_SENTENCE} No passage mentions: {', '.join(gap)}."
+        mentioned = check_answer(self.question, [p.text for p in self.ledger.passages]).addressed
+        words = f" (passages mention: {', '.join(mentioned)})" if mentioned else ""
+        return f"{WITHHELD}: the generator found no answer in the evidence{words}."
 
     async def _fallback(self, reasons: list[str], *, fault: str | None = None) -> AnswerResult:
         fallback = self.options.fallback
@@ -592,7 +622,8 @@ def _merge(spans: Sequence[CharSpan]) -> list[CharSpan]:
 
 
 def _gap_line(missing: Sequence[str]) -> str:
-    return f"The evidence does not cover: {', '.join(missing)}." if missing else ""
+    # What the verified text leaves out: the evidence may hold it, the drafts did not verify it.
+    return f"The verified answer does not address: {', '.join(missing)}." if missing else ""
 
 
 def _hedge_line(draft: VerifyResponse) -> str:

@@ -94,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return unknown_command(command)
     try:
         output_key = None
-        if command == "verify":
+        if command == "verify" and "-" not in arguments:  # an answer from stdin: never kept
             # An identical earlier run's output, before the pipeline is loaded; None: a miss.
             from judge.cli.output_cache import replay
 

@@ -17,7 +17,7 @@ from judge.cli.app import EXIT_INPUT_ERROR, EXIT_NOT_PASSED, EXIT_PASS, EXIT_VER
 from judge.cli.common import add_judge_options, settings_from_args
 from judge.cli.progress import claims_progress, wanted
 from judge.config import Settings, config_path
-from judge.errors import AuditError
+from judge.errors import AuditError, InputError
 from judge.judges.cache import served_from_cache
 from judge.judges.cache_store import recording
 from judge.pipeline.entail.thresholds import calibration_path
@@ -30,7 +30,19 @@ logger = logging.getLogger(__name__)
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("verify", help="verify an answer against its evidence")
-    parser.add_argument("request", type=Path, help="request JSON file (see schemas/request.json)")
+    parser.add_argument(
+        "request",
+        type=Path,
+        help="request JSON file (see schemas/request.json), or - to verify an answer read from "
+        "standard input as it arrives (with --evidence)",
+    )
+    parser.add_argument(
+        "--evidence",
+        "-e",
+        type=Path,
+        help="with -: JSON, a list of passages or an object with 'evidence' (and 'question')",
+    )
+    parser.add_argument("--question", "-q", help="with -: the question the answer is for")
     parser.add_argument("--json", action="store_true", help="print the full response as JSON")
     parser.add_argument("--html", type=Path, help="also write a self-contained HTML report")
     parser.add_argument(
@@ -52,6 +64,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
+    if str(args.request) == "-":
+        if args.html:
+            raise InputError(
+                "--html needs a request file, not an answer read as it arrives", "html"
+            )
+        from judge.cli.verify_stream import run_stream
+
+        return run_stream(args, settings)
+    if args.evidence is not None or args.question is not None:
+        raise InputError(
+            "--evidence and --question go with -, the answer read from stdin", "evidence"
+        )
     request = load_request(args.request)
     started = time.perf_counter()
     with recording() as seen:

@@ -66,7 +66,7 @@ async def verify(
     req = parse_request(request)
     ledger = freeze_ledger(req.evidence, settings)
     thresholds = thresholds or active_thresholds(settings)
-    run = _Run(
+    run = RunFrame(
         uuid.uuid4().hex, ledger, req, settings, started, thresholds.hash, thresholds.t_answer
     )
     limits = _limits_exceeded(req, settings)
@@ -91,14 +91,7 @@ async def verify(
                 min_passages=settings.stuffing_min_passages,
             )
         context = RequestContext(ledger, req.question, settings, thresholds)
-        active_checks = list(checks) if checks is not None else default_checks()
-        stage = _ClaimStage(
-            context,
-            active_checks,
-            req.answer,
-            passage_search(ledger, settings),
-            passage_widener(ledger, settings),
-        )
+        stage = claim_stage(context, checks, req.answer)
         report = (
             coverage(req.answer, claims, extraction.sentences)
             if req.answer is not None
@@ -130,20 +123,23 @@ async def verify(
 
 
 @dataclass(frozen=True)
-class _ClaimStage:
-    """Stages 3-5 for a list of claims: alignment, the injection screen and the exact checks,
-    then the judge for the claims those left open (``run``); then the contradiction probe for
-    the unsupported ones the setting wants probed (``settle``)."""
+class ClaimStage:
+    """Stages 3-5 for a list of claims: alignment, the injection screen and the exact checks
+    (``prejudge``), then the judge for the claims those left open (``run``); then the
+    contradiction probe for the unsupported ones the setting wants probed (``settle``). One
+    stage serves every claim of a request, so the screen reads each passage once."""
 
     context: RequestContext
     checks: list[Check]
-    answer: str | None
+    screen: InjectionScreen
     search: PassageRanker
     widen: PassageWidener
 
-    async def run(
-        self, claims: Sequence[Claim], errors: Mapping[str, str], judge: Judge | None
-    ) -> list[Entailed]:
+    def prejudge(
+        self, claims: Sequence[Claim], errors: Mapping[str, str]
+    ) -> tuple[list[Entailed | None], list[tuple[int, ClaimContext]]]:
+        """Each claim's verdict where alignment, the screen or an exact check decided it, and
+        the claims left for the judge with their positions. No model call."""
         ledger, settings = self.context.ledger, self.context.settings
         alignments = align_claims(
             claims,
@@ -157,14 +153,13 @@ class _ClaimStage:
         )
         results: list[Entailed | None] = [None] * len(alignments)
         pending: list[tuple[int, ClaimContext]] = []
-        screen = InjectionScreen(ledger, self.context.question, self.answer)
         for index, alignment in enumerate(alignments):
             error = errors.get(alignment.claim.id)
             if error is not None:
                 results[index] = Entailed(error_verdict(alignment.claim, [], error))
                 continue
             # Text addressed to the judge never reaches it: the claim goes to review.
-            flagged = screen.verdict(alignment) if settings.detect_injection else None
+            flagged = self.screen.verdict(alignment) if settings.detect_injection else None
             if flagged is not None:
                 results[index] = Entailed(flagged)
                 continue
@@ -173,6 +168,12 @@ class _ClaimStage:
                 results[index] = Entailed(verdict)
             else:
                 pending.append((index, self.context.for_claim(alignment, outcomes)))
+        return results, pending
+
+    async def run(
+        self, claims: Sequence[Claim], errors: Mapping[str, str], judge: Judge | None
+    ) -> list[Entailed]:
+        results, pending = self.prejudge(claims, errors)
         judged = await entail_all([claim for _, claim in pending], judge)
         for (index, _), entailed in zip(pending, judged, strict=True):
             results[index] = entailed
@@ -197,6 +198,20 @@ class _ClaimStage:
         if blocked(verdicts):
             return verdicts
         return await probe_pending(entailed, judge, until=blocked)
+
+
+def claim_stage(
+    context: RequestContext, checks: Sequence[Check] | None, answer: str | None
+) -> ClaimStage:
+    """The claim stage of one request: ``checks`` (the defaults when None) over its ledger."""
+    ledger, settings = context.ledger, context.settings
+    return ClaimStage(
+        context,
+        list(checks) if checks is not None else default_checks(),
+        InjectionScreen(ledger, context.question, answer),
+        passage_search(ledger, settings),
+        passage_widener(ledger, settings),
+    )
 
 
 def passage_search(ledger: EvidenceLedger, settings: Settings) -> PassageRanker:
@@ -250,7 +265,7 @@ def _limits_exceeded(req: VerifyRequest, settings: Settings) -> list[str]:
 
 
 @dataclass(frozen=True)
-class _Run:
+class RunFrame:
     """What every response of one request is built from, whichever stage it ends at."""
 
     request_id: str

@@ -12,8 +12,10 @@ evidence, and what comes back is only ever verified text:
     generator fault       HTTP 502 with an OpenAI-style error body
     audit log fault       HTTP 503: the reply is withheld, never released unrecorded
 
-The verification goes back in the response's ``grounding`` field. ``stream: true`` is
-accepted: the reply is generated and verified first, then sent as server-sent-event chunks.
+The verification goes back in the response's ``grounding`` field. ``stream: true`` streams
+the reply sentence by sentence, each sent only once verified (:mod:`judge.service.chat_stream`);
+``grounding.stream_mode = "buffered"`` verifies the whole reply first and then sends it as
+chunks, so that it can still be repaired or refused as a whole.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, runtime_checkable
 
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
@@ -36,7 +38,9 @@ from judge.config import CitationPolicy, Settings
 from judge.errors import AuditError, ConfigError, GeneratorFault, InputError
 from judge.pipeline.inputs import input_error_from
 from judge.pipeline.ledger import freeze_ledger
+from judge.reports.refusals import refusal_text
 from judge.schemas import Action, Label, Passage, VerifyRequest, VerifyResponse
+from judge.service.chat_stream import ChatStream, EventStreamResponse, TextStream
 from judge.text import strict_json
 
 if TYPE_CHECKING:
@@ -46,7 +50,7 @@ log = logging.getLogger("judge.service.chat")
 
 CHAT_PATH = "/v1/chat/completions"
 AUDIT_KIND = "chat"
-WITHHELD = "No verified answer can be given"
+WITHHELD = "No verified answer can be given"  # as judge.reports.refusals.WITHHELD
 # Request fields whose replies are not plain text this service can verify.
 UNSUPPORTED_FIELDS = (
     "tools",
@@ -62,7 +66,9 @@ UNSUPPORTED_FIELDS = (
 # Sampling parameters passed on to the generator as they are.
 FORWARDED_FIELDS = ("top_p", "stop", "seed", "presence_penalty", "frequency_penalty")
 
-Outcome = Literal["passed", "repaired", "refused", "verifier_error"]
+# "partial" is a stream's only: verified sentences went out, the answer as a whole did not verify.
+Outcome = Literal["passed", "repaired", "partial", "refused", "verifier_error"]
+StreamMode = Literal["sentences", "buffered"]
 
 
 class ChatGenerator(Protocol):
@@ -112,6 +118,13 @@ class GroundingOptions(BaseModel):
         default=None, description="strict: uncited claims fail; search: they are aligned"
     )
     question: str | None = Field(default=None, description="Default: the last user message.")
+    stream_mode: StreamMode = Field(
+        default="sentences",
+        description=(
+            "With stream: true. sentences: each sentence is sent once verified; buffered: the "
+            "whole reply is verified first (it can then be repaired or refused as a whole)."
+        ),
+    )
 
 
 class ChatCompletionRequest(BaseModel):
@@ -177,6 +190,21 @@ class OpenAIError(BaseModel):
 
 class OpenAIErrorBody(BaseModel):
     error: OpenAIError
+
+
+@runtime_checkable
+class StreamingChatGenerator(ChatGenerator, Protocol):
+    """A generator that can also stream its completion (:class:`HttpGenerator` can)."""
+
+    def stream(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        model: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> TextStream: ...
 
 
 class ChatGuard:
@@ -266,6 +294,11 @@ class ChatGuard:
     ) -> Response:
         service = self.service
         model = settings.generator_model or chat.model
+        if chat.stream and chat.grounding.stream_mode == "sentences":
+            if not isinstance(generator, StreamingChatGenerator):
+                message = "the configured generator cannot stream: use stream_mode buffered"
+                return _error(422, message, "invalid_request_error", "grounding.stream_mode")
+            return await self._stream(chat, passages, settings, generator, model, started)
         try:
             generation = await _complete(generator, chat, model)
         except (GeneratorFault, ConfigError) as exc:
@@ -278,7 +311,7 @@ class ChatGuard:
         except InputError as exc:
             service.metrics.observe_rejected("invalid")
             return _error(422, str(exc), "invalid_request_error", exc.field)
-        outcome, text = guarded_reply(response, generation.text)
+        outcome, text = guarded_reply(response, generation.text, req.question, passages)
         latency = time.perf_counter() - started
         extra = {"outcome": outcome, "model": generation.model, "stream": chat.stream}
         try:
@@ -311,8 +344,59 @@ class ChatGuard:
         return Response(body, media_type="application/json", headers=headers)
 
 
-def guarded_reply(response: VerifyResponse, reply: str) -> tuple[Outcome, str]:
-    """What may be shown for ``reply``: itself, its repair, or a refusal naming the gap."""
+    async def _stream(
+        self,
+        chat: ChatCompletionRequest,
+        passages: list[Passage],
+        settings: Settings,
+        generator: StreamingChatGenerator,
+        model: str,
+        started: float,
+    ) -> Response:
+        """Sentence by sentence: the generator's first chunk is awaited first, so a generator
+        that fails at once is still a 502; after that every fault ends the stream closed."""
+        service = self.service
+        if service.audit is None or (fault := await asyncio.to_thread(service.audit.fault)):
+            message = f"audit log unavailable, reply withheld: {fault or 'not open'}"
+            return _error(503, message, "audit_error")
+        options = {name: getattr(chat, name) for name in FORWARDED_FIELDS}
+        generation = generator.stream(
+            [m.model_dump(exclude_none=True) for m in chat.messages],
+            model=model,
+            max_tokens=chat.max_completion_tokens or chat.max_tokens or DEFAULT_MAX_TOKENS,
+            temperature=chat.temperature,
+            options={name: value for name, value in options.items() if value is not None},
+        )
+        try:
+            first = await anext(aiter(generation))
+        except (GeneratorFault, ConfigError, StopAsyncIteration) as exc:
+            with contextlib.suppress(Exception):
+                await generation.aclose()
+            detail = f"{type(exc).__name__}: {exc}" if str(exc) else "the generator sent nothing"
+            log.error("generator failed: %s", detail)
+            service.metrics.observe_error(type(exc).__name__)
+            return _error(502, detail, "generator_error")
+        stream = ChatStream(
+            service, settings, generation, first, passages, _question(chat), started, model
+        )
+        departure = stream.departure
+        return EventStreamResponse(
+            stream.events(),
+            departure,
+            send_timeout_s=settings.stream_send_timeout_s,
+            headers={"x-request-id": stream.request_id},
+        )
+
+
+def guarded_reply(
+    response: VerifyResponse,
+    reply: str,
+    question: str | None = None,
+    passages: Sequence[Passage] = (),
+) -> tuple[Outcome, str]:
+    """What may be shown for ``reply``: itself, its repair, or a refusal that says which it is:
+    no passage bears on the question, or the reply failed verification (its failures named by
+    kind and count, never quoted)."""
     errors = [v for v in response.verdicts if v.label is Label.VERIFIER_ERROR]
     if errors:
         return "verifier_error", f"{WITHHELD}: the reply could not be verified."
@@ -320,12 +404,7 @@ def guarded_reply(response: VerifyResponse, reply: str) -> tuple[Outcome, str]:
         return "passed", reply
     if response.action is Action.REPAIR and response.repaired_answer:
         return "repaired", response.repaired_answer
-    counts: dict[str, int] = {}
-    for verdict in response.failing:
-        counts[verdict.label.value] = counts.get(verdict.label.value, 0) + 1
-    found = ", ".join(f"{n} {label.replace('_', ' ')}" for label, n in counts.items())
-    gap = f" ({found} of {len(response.verdicts)} claims)" if found else ""
-    return "refused", f"{WITHHELD}: the evidence does not support the reply{gap}."
+    return "refused", refusal_text(question, passages, response.failing)
 
 
 def parse_chat(body: bytes) -> ChatCompletionRequest:

@@ -22,6 +22,7 @@ from judge.audit.stats import error_class, source_outcomes
 from judge.judges.pool import EndpointPool
 from judge.schemas import Label, VerifyRequest, VerifyResponse
 from judge.service.endpoint_metrics import EndpointCollector
+from judge.stream.events import StreamedSentence
 
 __all__ = ["CONTENT_TYPE_LATEST", "OTHER_SOURCES", "ServiceMetrics"]
 
@@ -31,6 +32,9 @@ MAX_SOURCE_LABELS = 500
 OTHER_SOURCES = "(other sources)"
 
 _JUDGE_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
+# Seconds to a streamed sentence's verdict: an exact check decides in milliseconds, the judge in
+# seconds (minutes on a loaded CPU).
+_STREAM_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0)
 _REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 120.0)
 
 
@@ -76,6 +80,24 @@ class ServiceMetrics:
             "judge_cache_hit_ratio", "Cached verdicts / judged verdicts since start.", registry=r
         )
         self.in_flight = Gauge("judge_in_flight_requests", "Requests being verified.", registry=r)
+        self.stream_first_sentence = Histogram(
+            "judge_stream_first_sentence_seconds",
+            "Streams: seconds from the request to the first verified sentence sent.",
+            buckets=_STREAM_BUCKETS, registry=r,
+        )  # fmt: skip
+        self.stream_sentence_delay = Histogram(
+            "judge_stream_sentence_delay_seconds",
+            "Streams: seconds from a sentence's completion by the generator to its verdict.",
+            buckets=_STREAM_BUCKETS, registry=r,
+        )  # fmt: skip
+        self.stream_sentences = Counter(
+            "judge_stream_sentences", "Streamed sentences by release (released, withheld, "
+            "stopped).", ["release"], registry=r,
+        )  # fmt: skip
+        self.streams = Counter(
+            "judge_streams", "Streamed answers by how they ended.", ["ended"], registry=r
+        )
+        self.streams_open = Gauge("judge_streams_open", "Streams being sent.", registry=r)
 
     def watch_endpoints(self, current_pool: Callable[[], EndpointPool | None]) -> None:
         """Report the judge's endpoints (label ``endpoint``) from the pool it has at scrape time."""
@@ -104,6 +126,11 @@ class ServiceMetrics:
                 self.source_failures.labels(label).inc()
         if self._judged_count:
             self.cache_hit_ratio.set(self._cached_count / self._judged_count)
+
+    def observe_stream_sentence(self, sentence: StreamedSentence) -> None:
+        """One streamed sentence decided: its verification delay and its release."""
+        self.stream_sentence_delay.observe(sentence.delay_s)
+        self.stream_sentences.labels(sentence.release.value).inc()
 
     def observe_error(self, cls: str) -> None:
         """A fault outside any verdict (for example the audit log refusing a write)."""

@@ -232,7 +232,7 @@ async def test_partial_fallback_keeps_only_verified_sentences_and_names_the_gap(
     assert result.fallback is Fallback.PARTIAL
     body, gap = result.text.split("\n\n")
     assert body == UNOPENED
-    assert gap == "The evidence does not cover: reach."
+    assert gap == "The verified answer does not address: reach."
     assert "gift card" not in result.text and "pigeon" not in result.text
     partial = [s for s in result.steps if s.stage == "partial"]
     assert len(partial) == 1 and partial[0].action is not None
@@ -310,7 +310,7 @@ async def test_refusal_sentence_ends_in_an_explicit_refusal(fallback: Fallback) 
     result = await rig.run("What is the warranty period for laptops?", fallback=fallback)
     assert result.outcome is Outcome.REFUSED
     assert rig.judge.requests == []  # nothing to verify: no claim was made
-    gap = "The evidence does not cover: warranty, period, laptops."
+    gap = "No passage mentions: warranty, period, laptops."
     if fallback is Fallback.ESCALATE:
         assert result.escalated and result.text.startswith(ESCALATION_MARKER)
     else:
@@ -331,8 +331,23 @@ async def test_nothing_supported_after_the_budget_is_a_refusal() -> None:
     rig = Rig([GIFT_CARD, PIGEON])
     result = await rig.run(PAYMENT_Q)
     assert result.outcome is Outcome.REFUSED
-    assert result.text.startswith(REFUSAL_SENTENCE)
+    # The evidence bears on the question: the refusal blames the drafts, naming how each failed.
+    assert result.text == (
+        "No verified answer can be given: every draft failed verification against the evidence "
+        "(draft: 1 statement is not supported by the evidence; regeneration: 1 statement is "
+        "not supported by the evidence)."
+    )
     assert "gift card" not in result.text and "pigeon" not in result.text
+
+
+async def test_a_generator_refusal_on_evidence_that_bears_on_the_question_says_so() -> None:
+    rig = Rig([f"{REFUSAL_SENTENCE} [S1]"])
+    result = await rig.run("How long do refunds take?")
+    assert result.outcome is Outcome.REFUSED
+    assert result.text == (
+        "No verified answer can be given: the generator found no answer in the evidence "
+        "(passages mention: refunds)."
+    )
 
 
 @pytest.mark.parametrize("budget", [0, 1, 2, 3])
@@ -457,3 +472,14 @@ def test_cli_refuses_bad_evidence(tmp_path: Path, capsys: pytest.CaptureFixture[
     evidence.write_text(json.dumps([{"id": "S 1", "text": "x"}]))
     assert main(["answer", "-q", RETURN_Q, "-e", str(evidence), "--no-record"]) == 3
     assert "evidence[0]" in capsys.readouterr().err
+
+
+async def test_a_refusal_after_a_failed_draft_names_the_draft_failures() -> None:
+    rig = Rig([PIGEON, f"{REFUSAL_SENTENCE} [S1]"])
+    result = await rig.run("How long do refunds take?")
+    assert result.outcome is Outcome.REFUSED
+    assert result.text == (
+        "No verified answer can be given: the draft failed verification against the evidence "
+        "(draft: 1 statement is not supported by the evidence), and the regenerated answer "
+        "said the evidence does not contain the answer."
+    )

@@ -3,6 +3,7 @@ guard endpoint, a real uvicorn with a fake generator), and prints the output the
 
 import contextlib
 import io
+import json
 import os
 import re
 import subprocess
@@ -52,6 +53,9 @@ def snippets() -> list[tuple[str, str | None]]:
 @contextlib.contextmanager
 def guard_service(tmp_path: Path, judge_url: str) -> Iterator[str]:
     def generator(request: httpx.Request) -> httpx.Response:
+        if json.loads(request.content).get("stream"):
+            headers = {"content-type": "text/event-stream"}
+            return httpx.Response(200, content=streamed(GENERATOR_REPLY), headers=headers)
         return httpx.Response(200, json=chat_completion(GENERATOR_REPLY, model="generator"))
 
     with contextlib.ExitStack() as stack:
@@ -64,6 +68,21 @@ def guard_service(tmp_path: Path, judge_url: str) -> Iterator[str]:
         audit = stack.enter_context(AuditLog.open(tmp_path / "guard-audit.sqlite3"))
         app = create_app(settings, ServeOptions(), audit=audit)
         yield stack.enter_context(uvicorn_serving(app))
+
+
+def streamed(text: str) -> bytes:
+    """``text`` as a chat-completion stream, a few words a chunk."""
+    words = text.split(" ")
+    pieces = [" ".join(words[i : i + 3]) + " " for i in range(0, len(words), 3)]
+    pieces[-1] = pieces[-1].rstrip()
+    deltas: list[tuple[dict[str, str], str | None]] = [({"content": p}, None) for p in pieces]
+    deltas.append(({}, "stop"))
+    events = [
+        {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "generator",
+         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        for delta, finish in deltas
+    ]  # fmt: skip
+    return b"".join(f"data: {json.dumps(e)}\n\n".encode() for e in events) + b"data: [DONE]\n\n"
 
 
 @pytest.fixture

@@ -16,7 +16,8 @@ PUBLIC = {
     "JudgeError", "JudgeOutputInvalid", "JudgeTrace", "JudgeUnavailable", "Label",
     "LimitExceeded", "LocalServerError", "Passage", "Pingable", "Premise", "PremisePiece",
     "ProbePolicy",
-    "RepairEdit", "RequestDeadlineExceeded", "RequestScoped", "Settings", "StructuredClaim",
+    "Release", "RepairEdit", "RequestDeadlineExceeded", "RequestScoped", "Settings",
+    "StreamEnd", "StreamLimits", "StreamResult", "StreamedSentence", "StructuredClaim",
     "Verifier", "VerifierFault", "VerifyRequest", "VerifyResponse", "__version__",
     "build_request", "load_settings", "verify", "verify_sync",
 }  # fmt: skip

@@ -156,9 +156,10 @@ def test_a_contradicted_reply_is_refused_without_its_text(tmp_path: Path) -> Non
     outcome, result = verification(completion)
     assert outcome == "refused" and result.action is Action.BLOCK
     assert "60" not in text
+    # The reply failed verification: the refusal says so, naming the failure by kind only.
     assert text == (
-        "No verified answer can be given: the evidence does not support the reply "
-        "(1 number mismatch of 1 claims)."
+        "No verified answer can be given: the reply failed verification against the evidence "
+        "(1 statement states a number the cited passage does not give)."
     )
 
 
@@ -198,17 +199,18 @@ def test_a_generator_failure_is_a_502_in_openai_form(
     assert body["type"] == "generator_error" and message in body["message"]
 
 
-def test_a_streamed_request_is_verified_before_anything_is_sent(tmp_path: Path) -> None:
+def test_a_buffered_stream_is_verified_before_anything_is_sent(tmp_path: Path) -> None:
     generator = FakeGenerator(f"{GOOD} {SECOND}", WRONG)
+    buffered = grounding(stream_mode="buffered")
     with guard(tmp_path, generator) as (url, _, _app):
         chunks = list(
             client(url).chat.completions.create(
-                model="gen", messages=MESSAGES, stream=True, extra_body=grounding()
+                model="gen", messages=MESSAGES, stream=True, extra_body=buffered
             )
         )
         refused = list(
             client(url).chat.completions.create(
-                model="gen", messages=MESSAGES, stream=True, extra_body=grounding()
+                model="gen", messages=MESSAGES, stream=True, extra_body=buffered
             )
         )
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
@@ -229,6 +231,7 @@ def test_a_streamed_request_is_verified_before_anything_is_sent(tmp_path: Path) 
         (grounding(["fine", {"id": "P2"}]), "grounding.evidence[1].text"),
         (grounding(["fine", 3]), "grounding.evidence[1]"),
         (grounding(citation_policy="lenient"), "grounding.citation_policy"),
+        (grounding(stream_mode="tokens"), "grounding.stream_mode"),
         ({**grounding(), "tools": [{"type": "function", "function": {"name": "f"}}]}, "tools"),
         ({**grounding(), "n": 2}, "n"),
     ],

@@ -75,7 +75,8 @@ def test_guarded_reply_is_never_the_reply_unless_it_passed() -> None:
         "fixed",
     )
     outcome, text = guarded_reply(response(Action.REGENERATE, Label.UNSUPPORTED), "DRAFT")
-    assert outcome == "refused" and "DRAFT" not in text and "1 unsupported of 1 claims" in text
+    assert outcome == "refused" and "DRAFT" not in text
+    assert "(1 statement is not supported by the evidence)" in text
     # A verifier error wins over whatever the policy said.
     outcome, text = guarded_reply(response(Action.PASS, Label.VERIFIER_ERROR), "DRAFT")
     assert outcome == "verifier_error" and "DRAFT" not in text
