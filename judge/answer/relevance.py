@@ -13,7 +13,7 @@ the evidence backs. The question is cut into slots:
 * **topic** slots: every other content word (function words, words of conversation and question
   words such as ``explain`` or ``true`` left out). At least half of them, rounded up, must appear.
 
-A word appears when its light stem (:func:`judge.pipeline.claims.sentences.word_form`) equals
+A word appears when its light stem (:func:`judge.reading.words.word_form`) equals
 the stem of a word in
 the text, or when one stem is a prefix of the other and the shorter has four letters or more
 (``refund`` and ``refundable``). A question with no slot at all is answered by any supported

@@ -27,7 +27,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from judge.errors import InputError
-from judge.pipeline.claims.sentences import Sentence, split_answer
+from judge.pipeline.claims.sentences import split_answer
+from judge.reading.sentences import Sentence
 from judge.schemas import CharSpan, Claim
 
 __all__ = ["CutSentence", "SentenceCutter", "SentenceTooLong"]

@@ -13,8 +13,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from judge.pipeline.claims.sentences import Sentence, coverage
+from judge.pipeline.claims.sentences import coverage
 from judge.pipeline.policy import PolicyInput, decide
+from judge.reading.sentences import Sentence
 from judge.reports.refusals import WITHHELD, failure_phrase, failures_named, refusal_text
 from judge.schemas import (
     Action,
