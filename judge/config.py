@@ -23,6 +23,13 @@ class CitationPolicy(StrEnum):
     SEARCH = "search"  # an uncited claim is aligned to the most similar passages
 
 
+class OtherLanguages(StrEnum):
+    """What becomes of a claim in a language the judge was not measured on."""
+
+    UNVERIFIED = "unverified"
+    JUDGE = "judge"
+
+
 class EvidenceMode(StrEnum):
     SELECTED = "selected"  # the claim's best-matching evidence sentences (BM25) and neighbours
     WHOLE = "whole"  # the whole cited passages, in token windows
@@ -117,6 +124,21 @@ class Settings(BaseSettings):
         "always and never",
     )
     citation_policy: CitationPolicy = CitationPolicy.STRICT
+    judge_languages: list[str] = Field(
+        default_factory=lambda: ["en"],
+        description=(
+            "the languages (ISO 639-1) the judge and its thresholds were measured on; a claim "
+            "in another language that passes the exact checks is not judged as if it were"
+        ),
+    )
+    other_languages: OtherLanguages = Field(
+        default=OtherLanguages.UNVERIFIED,
+        description=(
+            "a claim in a language outside judge_languages: unverified (the default: it "
+            "blocks, nothing is released on a judge not measured on it) | judge (judged, "
+            "with a warning in the response)"
+        ),
+    )
     search_top_k: int = Field(default=2, ge=1, le=20)
     search_cover_k: int = Field(
         default=2,

@@ -75,7 +75,10 @@ class Check(Protocol):
     """A deterministic check of a claim against the text of its cited evidence.
 
     Returns ``None`` when the claim holds nothing this check looks at.
-    Pure: no I/O, no state between calls.
+    Pure: no I/O, no state between calls. A check that reads words may name the word lists it
+    reads by (``lexicon``, names in judge/reading/lexicon): it then runs only on claims and
+    evidence in a language that has them all, and is skipped, with the reason, elsewhere. A
+    check without one reads digits, codes or characters and runs in every language.
     """
 
     name: str

@@ -58,6 +58,8 @@ class CheckStatus(StrEnum):
     PASSED = "passed"
     FAILED = "failed"
     NEEDS_REVIEW = "needs_review"
+    # The check reads words, and has no word lists for the claim's or the evidence's language.
+    SKIPPED = "skipped"
 
 
 class Finding(StrEnum):
@@ -135,6 +137,9 @@ class ClaimVerdict(BaseModel):
     error: str | None = None  # class and message of a verifier error
     first_tier_score: float | None = None
     agrees_with_first_tier: bool | None = None
+    language: str | None = Field(
+        default=None, description="the claim's language (ISO 639-1; 'und' when not told)"
+    )
 
 
 class CoverageReport(BaseModel):
@@ -176,6 +181,14 @@ class VerifyResponse(BaseModel):
     seconds: float = 0.0
     calibration_hash: str | None = None
     limits_exceeded: list[str] = Field(default_factory=list)
+    passage_languages: dict[str, str] = Field(
+        default_factory=dict, description="each passage's language (ISO 639-1; 'und' when not told)"
+    )
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="what the result rests on that was not measured (claims judged in a "
+        "language the judge was not measured on)",
+    )
 
     # Properties, not fields: a response read back from JSON (audit log, HTTP) has the same shape.
     @property

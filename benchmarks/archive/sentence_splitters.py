@@ -27,14 +27,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge.pipeline.claims.sentences import split_sentences
+from judge.reading.sentences import split_sentences
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES_DIR = ROOT / "tests" / "data" / "languages"
 CITATION_RE = re.compile(r"(?:\[[^\[\]]+\])+")
-ANSWER_SENTENCE_END = re.compile(
-    r"(?:\[[^\[\]]+\])+(?:[.。]|(?=\s+[^\s,a-z])|$)|[!?](?=\s)"
-)
+ANSWER_SENTENCE_END = re.compile(r"(?:\[[^\[\]]+\])+(?:[.。]|(?=\s+[^\s,a-z])|$)|[!?](?=\s)")
 PYSBD_STAND_IN = {"pt": "es"}
 
 # Passages of more than one sentence, by case id and passage id: the text each sentence but
@@ -72,7 +70,7 @@ def squeezed(text: str) -> str:
 def answer_reference(answer: str) -> tuple[str, ...]:
     pieces, start = [], 0
     for end in ANSWER_SENTENCE_END.finditer(answer):
-        pieces.append(answer[start:end.end()])
+        pieces.append(answer[start : end.end()])
         start = end.end()
     pieces.append(answer[start:])
     return tuple(s for piece in pieces if (s := squeezed(piece)))
@@ -104,8 +102,13 @@ def _texts_of_case(case: dict[str, str | list[dict[str, str]]]) -> Iterable[Text
     assert isinstance(passages, list)
     for passage in passages:
         ends = EVIDENCE_SENTENCE_ENDS.get((case_id, passage["id"]), ())
-        yield Text(case_id, passage["id"], str(case["evidence_language"]), passage["text"],
-                   passage_reference(passage["text"], ends))
+        yield Text(
+            case_id,
+            passage["id"],
+            str(case["evidence_language"]),
+            passage["text"],
+            passage_reference(passage["text"], ends),
+        )
 
 
 # --- the splitters -----------------------------------------------------------------------------

@@ -221,10 +221,13 @@ def load_cases(directory: Path) -> dict[str, list[Case]]:
 def _case(line: str) -> Case:
     data = json.loads(line)
     optional = {"wrong_value"}
-    return Case(**{
-        name: data[name] for name in Case.__dataclass_fields__
-        if name in data or name not in optional
-    })
+    return Case(
+        **{
+            name: data[name]
+            for name in Case.__dataclass_fields__
+            if name in data or name not in optional
+        }
+    )
 
 
 # --- running them ------------------------------------------------------------------------
@@ -265,8 +268,12 @@ def run_case(verifier: Verifier, case: Case) -> CaseResult:
             verdict.claim.text,
             str(verdict.label),
             verdict.reason or "",
-            tuple(item for check in verdict.checks if check.status != "passed"
-                  for item in check.missing),
+            tuple(
+                item
+                for check in verdict.checks
+                if check.status != "passed"
+                for item in check.missing
+            ),
         )
         for verdict in response.verdicts
     ]
@@ -365,7 +372,9 @@ def _commit() -> str:
     try:
         out = subprocess.run(
             ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         )
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
@@ -396,8 +405,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--cases", type=Path, default=CASES_DIR, help="folder of <lang>.jsonl")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the figures here")
-    parser.add_argument("--expected", type=Path, metavar="FILE",
-                        help="committed figures: exit 1 when a rate falls below them")
+    parser.add_argument(
+        "--expected",
+        type=Path,
+        metavar="FILE",
+        help="committed figures: exit 1 when a rate falls below them",
+    )
     parser.add_argument("--show", metavar="LANG", help="print every case of LANG, not the misses")
     return parser.parse_args(argv)
 

@@ -250,9 +250,7 @@ class GenerationStream:
             # Mid-stream: a dropped connection, an error event in the stream.
             if openai_fault(exc) is not None:
                 _raise_fault(exc)
-            raise GeneratorFault(
-                f"generator stream failed ({type(exc).__name__}): {exc}"
-            ) from exc
+            raise GeneratorFault(f"generator stream failed ({type(exc).__name__}): {exc}") from exc
         finally:
             await self._close_response()
         if self.finish_reason == "length":

@@ -435,9 +435,7 @@ class _Run:
             return await self._finish(
                 Outcome.REFUSED, text, reasons, fallback=Fallback.ESCALATE, escalated=True
             )
-        return await self._finish(
-            Outcome.REFUSED, detail, reasons, fallback=self.options.fallback
-        )
+        return await self._finish(Outcome.REFUSED, detail, reasons, fallback=self.options.fallback)
 
     def _refusal_detail(self, generator_refused: bool) -> str:
         failures = "; ".join(self.draft_failures)

@@ -226,7 +226,8 @@ def claim_label(verdict: ClaimVerdict) -> str:
 
 def decided_by_checks(verdict: ClaimVerdict) -> bool:
     """A deterministic check failed the claim before any model saw it."""
-    return verdict.judge is None and any(c.status is not CheckStatus.PASSED for c in verdict.checks)
+    failed = (CheckStatus.FAILED, CheckStatus.NEEDS_REVIEW)
+    return verdict.judge is None and any(c.status in failed for c in verdict.checks)
 
 
 def _response_error(response: VerifyResponse) -> str | None:

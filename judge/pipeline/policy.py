@@ -168,6 +168,9 @@ def _repair_or_regenerate(
     )
 
 
+_NOT_FAILED = frozenset({CheckStatus.PASSED, CheckStatus.SKIPPED})
+
+
 def decided_by_judge_score(verdict: ClaimVerdict) -> bool:
     """Only the judge's score decided this claim: it was judged and scored, every exact check
     passed, and it came out supported or unsupported (not contradicted, not an error). These are
@@ -176,7 +179,7 @@ def decided_by_judge_score(verdict: ClaimVerdict) -> bool:
         verdict.label in (Label.SUPPORTED, Label.UNSUPPORTED)
         and verdict.judge is not None
         and verdict.score is not None
-        and all(c.status is CheckStatus.PASSED for c in verdict.checks)
+        and all(c.status in _NOT_FAILED for c in verdict.checks)
     )
 
 

@@ -33,9 +33,18 @@ from judge.pipeline.entail.stage import Entailed, entail_all, error_verdict, pro
 from judge.pipeline.entail.thresholds import Thresholds, active_thresholds
 from judge.pipeline.first_tier import compare_first_tier
 from judge.pipeline.inputs import parse_request
+from judge.pipeline.languages import (
+    claim_language,
+    language_gate,
+    passage_languages,
+    text_language,
+    unmeasured_warning,
+    with_languages,
+)
 from judge.pipeline.ledger import freeze_ledger
 from judge.pipeline.policy import PolicyDecision, PolicyInput, decide
 from judge.protocols import Check, Judge
+from judge.reading.languages import UNDETERMINED
 from judge.schemas import (
     Action,
     Claim,
@@ -134,6 +143,7 @@ class ClaimStage:
     screen: InjectionScreen
     search: PassageRanker
     widen: PassageWidener
+    answer_language: str = UNDETERMINED
 
     def prejudge(
         self, claims: Sequence[Claim], errors: Mapping[str, str]
@@ -164,6 +174,9 @@ class ClaimStage:
                 results[index] = Entailed(flagged)
                 continue
             verdict, outcomes = pre_judge(alignment, ledger, self.checks)
+            if verdict is None:
+                language = claim_language(alignment.claim.text, self.answer_language)
+                verdict = language_gate(alignment.claim, language, outcomes, settings)
             if verdict is not None:
                 results[index] = Entailed(verdict)
             else:
@@ -211,6 +224,7 @@ def claim_stage(
         InjectionScreen(ledger, context.question, answer),
         passage_search(ledger, settings),
         passage_widener(ledger, settings),
+        text_language(answer),
     )
 
 
@@ -306,6 +320,7 @@ class RunFrame:
         notes: Sequence[str] = (),
     ) -> VerifyResponse:
         report = coverage or CoverageReport()
+        verdicts = with_languages(verdicts, self.req.answer)
         decision = self.decide(verdicts, report, stuffing, limits)
         return VerifyResponse(
             request_id=self.request_id,
@@ -322,4 +337,6 @@ class RunFrame:
             seconds=round(time.perf_counter() - self.started, 4),
             calibration_hash=self.calibration_hash,
             limits_exceeded=list(limits),
+            passage_languages=passage_languages(self.ledger),
+            warnings=unmeasured_warning(verdicts, self.settings),
         )

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from functools import cached_property, lru_cache
 from typing import TypeVar, cast
 
+from judge.reading.languages import Conventions, conventions, detect
+from judge.reading.locale import reading_text
 from judge.reading.ranking import SentenceIndex
 from judge.reading.values.dates import DateMention, find_dates
 from judge.reading.values.identifiers import Identifier, find_identifiers
@@ -32,13 +34,16 @@ T = TypeVar("T")
 
 
 class Reading:
-    """One text as the exact checks read it. ``text`` is the normalised text every offset
-    refers to; ``raw`` the text as given."""
+    """One text as the exact checks read it. ``raw`` is the text as given; ``text`` the text
+    every offset refers to: normalised, with numbers written in words as digits in the
+    text's own language (:mod:`judge.reading.locale`); ``language`` that language."""
 
     def __init__(self, raw: str) -> None:
         self.raw = raw
         self.normalised: Normalised = for_checking(raw)
-        self.text = self.normalised.text
+        self.language = detect(self.normalised.text)
+        self.text = reading_text(self.normalised.text, self.language)
+        self.conventions: Conventions = conventions(self.language)
         self._views: dict[Callable[[Reading], object], object] = {}
 
     def view(self, make: Callable[[Reading], T]) -> T:
@@ -75,16 +80,17 @@ class Reading:
         """Every number, wherever it stands: in evidence, a claim's number may be borne out by
         digits another value holds ("the 12th" of "December 12th" for "12"); with the second
         readings of numbers tokenised text splits ("100, 000")."""
-        found = find_quantities(self.text) + tokenised_readings(self.text)
+        found = find_quantities(self.text, self.conventions)
+        found += tokenised_readings(self.text, self.conventions)
         return tuple(sorted(found, key=lambda q: q.start))
 
     @cached_property
     def dates(self) -> tuple[DateMention, ...]:
-        return tuple(find_dates(self.text))
+        return tuple(find_dates(self.text, self.conventions))
 
     @cached_property
     def times(self) -> tuple[ClockTime, ...]:
-        return tuple(find_times(self.text))
+        return tuple(find_times(self.text, self.language))
 
     @cached_property
     def identifiers(self) -> tuple[Identifier, ...]:

@@ -6,10 +6,12 @@ The splitter is a rule-based scanner that keeps exact offsets into the text it s
 * A sentence ends after ``.``, ``!``, ``?`` or ``…`` (and any closing quotes or brackets
   right after them) when blank space follows and the next word does not start lower-case.
 * Decimals and versions (``3.5``, ``v4.2.1``) never end one: no blank space follows the dot.
-* A dot after a known abbreviation does not end a sentence (``lexicon/en/abbreviations.toml``):
-  titles and Latin forms never (``Dr.``, ``e.g.``, ``vs.``), reference forms before a number
-  (``No. 5``, ``Fig. 2``), and company, month, initial and dotted forms (``Inc.``, ``Jan.``,
-  ``J.``, ``U.S.``) only when the next word is a usual sentence opener (``The``, ``It``...).
+* A dot after a known abbreviation does not end a sentence (``lexicon/<language>/abbreviations``,
+  English's and the text's language's): titles and Latin forms never (``Dr.``, ``e.g.``,
+  ``z. B.``), reference forms before a number (``No. 5``, ``Fig. 2``), and company, month,
+  initial and dotted forms (``Inc.``, ``Jan.``, ``J.``, ``U.S.``) only when the next word is a
+  usual sentence opener (``The``, ``It``...).
+* A dot after a day's number before a month's name (``am 3. Mai``) writes an ordinal.
 * Inside a quotation (paired on one line) no sentence ends: ``He said "Stop. Now." and left``
   is one sentence, while ``He said 'Stop.' Then he left.`` is two, split after the quote.
 * Citation markers after the full stop on the same line (``policy. [S1]``) belong to the
@@ -60,28 +62,72 @@ _CJK_TERMINATORS = "。！？"
 _ALL_TERMINATORS = _TERMINATORS + _CJK_TERMINATORS
 _CLOSERS = "\"'”’)»"
 LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•‣◦▪]|\d{1,3}[.)]|\(?[A-Za-z]\))[ \t]+(?=\S)")
-_ABBREV_RE = re.compile(r"(?<![A-Za-z0-9.])((?:[A-Za-z]+\.)*[A-Za-z]+)\Z")
+_ABBREV_RE = re.compile(r"(?<![^\W_])(?<!\.)((?:[^\W\d_]+\.)*[^\W\d_]+)\Z")
 _NEXT_WORD_RE = re.compile(r"[^\W_]+")
+# A day's number before its dot: one or two digits standing alone.
+_DAY_NUMBER = re.compile(r"(?<![\d.,])[0-3]?\d\Z")
+_GROUPS = ("always", "before_number", "may_end", "sentence_opener")
 
 
-@lru_cache(maxsize=1)
-def _abbreviations() -> dict[str, frozenset[str]]:
-    """The splitter's word lists by group: always, before_number, may_end, sentence_opener."""
-    return {
-        name: lexicon.words("abbreviations", name=name) for name in lexicon.names("abbreviations")
+@dataclass(frozen=True)
+class _Abbreviations:
+    groups: dict[str, frozenset[str]]
+    spaced: re.Pattern[str] | None  # the forms of several dotted parts ("z. B.", "p. ex.")
+    months: frozenset[str]
+
+
+@lru_cache(maxsize=16)
+def _abbreviations(language: str) -> _Abbreviations:
+    """The splitter's word lists by group (always, before_number, may_end, sentence_opener),
+    English's with those of ``language``; and the language's month names."""
+    from judge.reading.languages import conventions
+
+    languages = ["en"] + (
+        [language] if language != "en" and lexicon.has("abbreviations", language) else []
+    )
+    groups = {
+        name: frozenset(
+            word.replace(" ", "")
+            for code in languages
+            for word in lexicon.words("abbreviations", code, name=name)
+        )
+        for name in _GROUPS
     }
+    dotted = sorted((w for w in groups["always"] if "." in w), key=len, reverse=True)
+    spaced = (
+        re.compile(
+            "|".join(
+                r"(?<!\w)" + r"\.\s?".join(map(re.escape, w.split("."))) + r"\." for w in dotted
+            ),
+            re.IGNORECASE,
+        )
+        if dotted
+        else None
+    )
+    months = frozenset(conventions(language).months) if language != "en" else frozenset()
+    return _Abbreviations(groups, spaced, months)
+
+
+def _spaced(abbreviation: str) -> str:
+    """A dotted abbreviation with a space or none after each inner dot ("z. B" for "z.b")."""
+    return r"\.\s?".join(re.escape(part) for part in abbreviation.split("."))
 
 
 def split_sentences(
-    text: str, *, known_ids: Collection[str] | None = None, strict: bool = True
+    text: str,
+    *,
+    known_ids: Collection[str] | None = None,
+    strict: bool = True,
+    language: str | None = None,
 ) -> list[Sentence]:
-    """Split ``text`` into sentences with exact offsets (``text[span.start:span.end]``).
+    """Split ``text`` into sentences with exact offsets (``text[span.start:span.end]``), by
+    the abbreviations of ``language`` (detected from the text when not given).
 
     Citation markers are parsed with :func:`judge.text.citations.parse_citations`; with
     ``strict=True`` a malformed marker raises :class:`judge.errors.InputError`.
     """
     markers = parse_citations(text, known_ids=known_ids, strict=strict)
-    return split_with(text, markers, list_marker_spans(text))
+    return split_with(text, markers, list_marker_spans(text), language=language)
 
 
 def list_marker_spans(text: str) -> list[CharSpan]:
@@ -99,8 +145,16 @@ def _line_starts(text: str) -> list[int]:
 
 
 def split_with(
-    text: str, markers: Sequence[CitationMarker], list_markers: Sequence[CharSpan]
+    text: str,
+    markers: Sequence[CitationMarker],
+    list_markers: Sequence[CharSpan],
+    *,
+    language: str | None = None,
 ) -> list[Sentence]:
+    from judge.reading.languages import UNDETERMINED, detect
+
+    code = language or detect(text)
+    abbreviations = _abbreviations("en" if code == UNDETERMINED else code)
     blocked = bytearray(len(text))  # 1 where a dot cannot end a sentence
     for start, end in [(m.span.start, m.span.end) for m in markers] + code_ranges(text):
         blocked[start:end] = b"\x01" * (end - start)
@@ -113,7 +167,9 @@ def split_with(
 
     cuts: list[tuple[int, int]] = []  # (end of one sentence, start of the next)
     for block_start, block_end in _blocks(text, list_markers):
-        cuts.extend(_cuts_in_block(text, block_start, block_end, blocked, marker_at, quoted))
+        cuts.extend(
+            _cuts_in_block(text, block_start, block_end, blocked, marker_at, quoted, abbreviations)
+        )
         cuts.append((block_end, block_end))
 
     pieces: list[tuple[int, int]] = []
@@ -166,6 +222,7 @@ def _cuts_in_block(
     blocked: bytearray,
     marker_at: dict[int, int],
     quoted: bytearray,
+    abbreviations: _Abbreviations,
 ) -> list[tuple[int, int]]:
     cuts: list[tuple[int, int]] = []
     pos = start
@@ -179,7 +236,7 @@ def _cuts_in_block(
         while run_end < end and text[run_end] in _CLOSERS:
             run_end += 1
         sentence_end, next_start = _after_terminator(text, run_end, end, marker_at)
-        if _is_boundary(text, pos, run_end, sentence_end, next_start, end, quoted):
+        if _is_boundary(text, pos, run_end, sentence_end, next_start, end, quoted, abbreviations):
             cuts.append((sentence_end, next_start))
             pos = max(next_start, run_end)
         else:
@@ -209,6 +266,7 @@ def _is_boundary(
     next_start: int,
     end: int,
     quoted: bytearray,
+    abbreviations: _Abbreviations,
 ) -> bool:
     if next_start >= end:
         return True
@@ -219,18 +277,26 @@ def _is_boundary(
     if quoted[run_end]:
         return False
     if text[pos:run_end] == ".":  # a lone dot, no closing quote or bracket after it
-        return not _is_abbreviation(text, pos, next_start)
+        return not _is_abbreviation(text, pos, next_start, abbreviations)
     return True
 
 
-def _is_abbreviation(text: str, dot: int, next_start: int) -> bool:
+def _is_abbreviation(text: str, dot: int, next_start: int, known: _Abbreviations) -> bool:
+    if known.spaced is not None:
+        for form in known.spaced.finditer(text, max(0, dot - 12), min(len(text), dot + 12)):
+            if form.start() < dot < form.end():
+                return True  # the first dot of "z. B."
+    if known.months and _DAY_NUMBER.search(text, max(0, dot - 3), dot):
+        next_word = _NEXT_WORD_RE.match(text, next_start)
+        if next_word is not None and next_word.group().casefold() in known.months:
+            return True  # "am 3. Mai": an ordinal day
     match = _ABBREV_RE.search(text, max(0, dot - 24), dot)
     if match is None:
         return False
     token = match.group(1)
     lowered = token.lower()
     next_char = text[next_start]
-    lists = _abbreviations()
+    lists = known.groups
     if lowered in lists["always"]:
         return True
     if lowered in lists["before_number"]:

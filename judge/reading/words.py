@@ -150,4 +150,11 @@ def _not_content() -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def _discourse() -> frozenset[str]:
-    return lexicon.words("discourse_words")
+    """Every language's: a greeting in one language is no fact in any other."""
+    return frozenset().union(
+        *(
+            lexicon.words("discourse_words", language)
+            for language in lexicon.languages()
+            if lexicon.has("discourse_words", language)
+        )
+    )

@@ -77,6 +77,7 @@ CHECK_MARKERS: dict[CheckStatus, Marker] = {
     CheckStatus.PASSED: Marker("✓", "passed", "ok"),
     CheckStatus.FAILED: Marker("✗", "failed", "fail"),
     CheckStatus.NEEDS_REVIEW: Marker("?", "needs review", "review"),
+    CheckStatus.SKIPPED: Marker("–", "skipped", "neutral"),
 }
 
 # Where claims overlap in the answer, the highlight takes the most severe tone among them.

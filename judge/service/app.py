@@ -32,6 +32,7 @@ from judge.pipeline.entail.thresholds import active_thresholds
 from judge.pipeline.inputs import parse_json, parse_request
 from judge.pipeline.runner import verify
 from judge.protocols import Judge
+from judge.reading import warm_up
 from judge.schemas import VerifyRequest, VerifyResponse
 from judge.service.chat import ChatGenerator, ChatGuard
 from judge.service.failsafe import failure_response, never_pass_on_error, ping_judge
@@ -150,6 +151,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(warm_up)
         async with contextlib.AsyncExitStack() as stack:
             if service.audit is None:
                 path = options.audit_path or default_audit_path(service.settings)

@@ -343,7 +343,6 @@ class ChatGuard:
         body = completion.model_dump_json()
         return Response(body, media_type="application/json", headers=headers)
 
-
     async def _stream(
         self,
         chat: ChatCompletionRequest,

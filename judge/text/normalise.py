@@ -12,7 +12,9 @@ to review (a value written to be misread must not pass silently, even when it re
 * characters drawn like a digit, from the Unicode confusables data (``confusable_homoglyphs``
   ships it): ``Ƽ`` for 5, Cherokee ``Ꮞ`` for 4, Cyrillic ``З`` for 3, and Latin ``O``/``l``
   between digits: read as that digit inside a number, and recorded;
-* letters drawn like a Latin letter (Cyrillic ``А``, Greek ``Ο``): read as that letter;
+* letters drawn like a Latin letter (Cyrillic ``А``, Greek ``Ο``): read as that letter in a
+  text written mostly in Latin letters, and in a word that mixes them with Latin letters
+  (a Russian or Greek text keeps its own letters);
 * brackets as tokenised corpora write them (``-LRB-``, ``-RRB-``): read as the brackets.
 """
 
@@ -70,6 +72,10 @@ _LETTER_TABLE = str.maketrans(_LETTERS)
 _ASCII_DIGIT_TABLE = str.maketrans(_ASCII_DIGIT_LOOKALIKES)
 _NUMBER_ONLY = re.compile(r"[$€£¥]?\d+(?:[.,]\d+)*")
 
+_FULL_WIDTH_PUNCTUATION = str.maketrans(
+    {"\uff0c": ", ", "\uff1b": "; ", "\uff1a": ": ", "\uff01": "! ", "\uff1f": "? ", "\u3001": ", "}
+)
+
 # Bidirectional controls: embeddings, overrides, isolates and marks.
 BIDI_CONTROLS = frozenset(
     "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -79,7 +85,8 @@ _VARIATION_SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 # Minus signs, hyphens and dashes all become "-"; whether it is a sign or a range is decided later.
 _DASHES = str.maketrans({c: "-" for c in "\u2212\u2010\u2011\u2012\u2013\u2014\u2015\ufe63\uff0d"})
 _APOSTROPHES = str.maketrans({c: "'" for c in "\u2018\u2019\u201a\u201b\u02bc\u2032\u00b4`"})
-# A thin or no-break space before exactly three digits is a thousands separator ("1 500 000").
+# A thin or no-break space before exactly three digits is a thousands separator ("1 500 000"):
+# a plain space, which the number reader of every language reads as one.
 _GROUP_SPACE = re.compile(r"(?<=\d)[\u00a0\u2007\u2009\u202f](?=\d{3}(?!\d))")
 # Superscript digits after a number are an exponent or a footnote, never more digits of it.
 _SUPERSCRIPT = re.compile(r"(?<=\d)([\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)")
@@ -121,12 +128,15 @@ def for_checking(text: str) -> Normalised:
     Cached: every check of every claim normalises the claim's cited evidence, the same text
     for all the claims that cite it."""
     visible, hidden, inside = _strip_invisible(decode_references(text))
-    visible = _GROUP_SPACE.sub(",", visible)
+    visible = _GROUP_SPACE.sub(" ", visible)
     visible = _SUPERSCRIPT.sub(lambda m: "^" + unicodedata.normalize("NFKC", m.group(1)), visible)
     visible, disguised = _read_disguised_digits(visible)
+    # Full-width punctuation carries its own space; as ASCII it needs one, or "30%，50人"
+    # would read as a number glued to the one before it.
+    visible = visible.translate(_FULL_WIDTH_PUNCTUATION)
     visible = unicodedata.normalize("NFKC", visible)
     visible = "".join(_ascii_digit(ch) for ch in visible)
-    visible = visible.translate(_LETTER_TABLE).translate(_DASHES).translate(_APOSTROPHES)
+    visible = _latin_lookalikes(visible).translate(_DASHES).translate(_APOSTROPHES)
     visible = _MIDDLE_DOT.sub(".", visible)
     visible = _TREEBANK_BRACKET.sub(lambda m: _TREEBANK_BRACKETS[m.group(0)], visible)
     return Normalised(_SPACES.sub(" ", visible), hidden, inside, disguised)
@@ -135,6 +145,27 @@ def for_checking(text: str) -> Normalised:
 # An HTML character reference, as a renderer reads it: "&#8805;", "&#x2265;", "&ge;". The
 # markup rule (judge.text.markup) finds the same ones.
 CHARACTER_REFERENCE = re.compile(r"&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")
+
+
+_LATIN = re.compile(r"[A-Za-z]")
+_LETTERS_RUN = re.compile(r"[^\W\d_]")
+_TOKEN = re.compile(r"[\w-]+")
+
+
+def _latin_lookalikes(text: str) -> str:
+    """Letters drawn like Latin ones read as those, where they may disguise Latin text: in a
+    text written mostly in Latin letters, and elsewhere in a word that mixes them with Latin
+    letters or a code that holds digits ("ОРД-88213")."""
+    latin = len(_LATIN.findall(text))
+    if latin * 2 >= len(_LETTERS_RUN.findall(text)):
+        return text.translate(_LETTER_TABLE)
+
+    def fold(match: re.Match[str]) -> str:
+        token = match.group()
+        mixed = _LATIN.search(token) or any(ch.isdigit() for ch in token)
+        return token.translate(_LETTER_TABLE) if mixed else token
+
+    return _TOKEN.sub(fold, text)
 
 
 def decode_references(text: str) -> str:

@@ -97,8 +97,7 @@ def test_a_month_has_one_number() -> None:
 
 def _sides(entries: tuple[Entry, ...]) -> list[tuple[frozenset[str], frozenset[str]]]:
     return [
-        (frozenset(map(word_form, e.words)), frozenset(map(word_form, e.against)))
-        for e in entries
+        (frozenset(map(word_form, e.words)), frozenset(map(word_form, e.against))) for e in entries
     ]
 
 

@@ -226,18 +226,24 @@ def test_a_blocking_failure_stops_the_stream_and_cancels_the_generator(tmp_path:
 
 def test_a_generator_that_fails_mid_stream_ends_it_as_a_verifier_error(tmp_path: Path) -> None:
     pieces = StreamReply.of(f"{GOOD} {SECOND}").pieces
-    generator = StreamingGenerator(StreamReply(pieces, fault_after=len(pieces) - 3))
+    # The fault waits until the client has the first sentence, which is complete by then.
+    reply = StreamReply(pieces, fault_after=len(pieces) - 3, gate_before=len(pieces) - 4)
+    generator = StreamingGenerator(reply)
     with streaming_guard(tmp_path, generator) as (url, audit, _app):
-        chunks = stream(url)
+        chunks = []
+        for chunk in client(url).chat.completions.create(
+            model="gen", messages=MESSAGES, stream=True, extra_body=grounding()
+        ):
+            chunks.append(chunk)
+            if text_of(chunks) == GOOD:
+                reply.gate.set()
         record = only_record(audit)
     field = grounding_of(chunks[-1])
     assert field["outcome"] == "verifier_error"
     assert field["verification"]["action"] == "block"
     assert field["stream"]["ended"] == "generator_fault"
     # The complete first sentence was verified and sent; nothing of the cut-off second one.
-    assert text_of(chunks) == (
-        f"{GOOD}\n\nThe reply was cut off here: the generator failed."
-    )
+    assert text_of(chunks) == (f"{GOOD}\n\nThe reply was cut off here: the generator failed.")
     assert record.extra is not None and record.extra["ended"] == "generator_fault"
 
 

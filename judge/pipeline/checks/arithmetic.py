@@ -18,6 +18,7 @@ class ArithmeticCheck:
     """Routes a claim with computed numbers to review: NEEDS_REVIEW, label ``needs_review``."""
 
     name: str = "arithmetic"
+    lexicon: tuple[str, ...] = ("arithmetic",)
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         said = read(claim)

@@ -73,6 +73,7 @@ class CertaintyCheck:
     """Flags a claim that states flatly what the evidence clause restating it hedges."""
 
     name: str = "certainty"
+    lexicon: tuple[str, ...] = ("epistemic_hedges",)
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         text = read(claim).text

@@ -21,6 +21,7 @@ class DateCheck:
     not."""
 
     name: str = "dates"
+    lexicon: tuple[str, ...] = ()  # digits, codes and characters: every language
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         dates = _stated_dates(list(read(claim).owned.dates))

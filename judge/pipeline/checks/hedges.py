@@ -164,6 +164,7 @@ class HedgeCheck:
     hedge the evidence states a frequency against."""
 
     name: str = "hedges"
+    lexicon: tuple[str, ...] = ("hedges",)
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         said = read(claim)

@@ -45,6 +45,7 @@ class IdentifierCheck:
     """Fails a claim naming an identifier that is not in the evidence character for character."""
 
     name: str = "identifiers"
+    lexicon: tuple[str, ...] = ()  # digits, codes and characters: every language
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         identifiers = read(claim).owned.identifiers

@@ -37,6 +37,7 @@ class LinkCheck:
     """Fails a claim giving a web or e-mail address the evidence does not give."""
 
     name: str = "links"
+    lexicon: tuple[str, ...] = ()  # digits, codes and characters: every language
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         owned = read(claim).owned

@@ -31,6 +31,7 @@ class LookalikeCheck:
     evidence does not also hold."""
 
     name: str = "lookalikes"
+    lexicon: tuple[str, ...] = ()  # digits, codes and characters: every language
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         said = read(claim).normalised

@@ -13,6 +13,7 @@ class MarkupCheck:
     """Sends a claim to review when it holds markup that hides or strikes out text."""
 
     name: str = "markup"
+    lexicon: tuple[str, ...] = ()  # digits, codes and characters: every language
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         found = hidden_markup(claim)

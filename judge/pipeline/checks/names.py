@@ -59,6 +59,7 @@ class NameCheck:
     """Flags a claim whose name the evidence replaces with another where it restates it."""
 
     name: str = "names"
+    lexicon: tuple[str, ...] = ("name_words", "demonyms")
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         said = read(claim)

@@ -44,6 +44,7 @@ class NumberPlacementCheck:
     """Fails a claim that states a number of the evidence of a fact that has another value."""
 
     name: str = "number_placement"
+    lexicon: tuple[str, ...] = ("function_words",)
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         said = read(claim)

@@ -141,6 +141,19 @@ def named_in(number: Quantity, claim: Reading, evidence: Reading) -> bool:
     return False
 
 
+def _duration(number: Quantity) -> bool:
+    return units.dimension(number.unit) == "time"
+
+
+def _not_clock(evidence: Reading) -> list[Quantity]:
+    """The evidence numbers a duration may be borne out by: not the hour of a clock time
+    ("8 hours" is not the "8h" of "at 8h" nor the "8" of "8 a.m.")."""
+    clocks = [(t.start, t.end) for t in evidence.times]
+    return [
+        q for q in evidence.quantities if not any(s <= q.start and q.end <= e for s, e in clocks)
+    ]
+
+
 def unstated(
     wanted: Sequence[Quantity], pool: Sequence[Quantity], *, computes: bool
 ) -> list[Quantity]:
@@ -194,6 +207,7 @@ class NumberCheck:
     kind, else a number the evidence does not state."""
 
     name: str = "numbers"
+    lexicon: tuple[str, ...] = ()  # digits, codes and characters: every language
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         said = read(claim)
@@ -204,7 +218,10 @@ class NumberCheck:
         computes = arithmetic_cue(said.folded) is not None
         absent: list[str] = []
         conflicts: list[tuple[str, str]] = []
-        for q in unstated(wanted, source.quantities, computes=computes):
+        spans = unstated(
+            [q for q in wanted if not _duration(q)], source.quantities, computes=computes
+        ) + unstated([q for q in wanted if _duration(q)], _not_clock(source), computes=computes)
+        for q in sorted(spans, key=lambda q: q.start):
             if named_in(q, said, source):
                 continue
             if (other := rival(q, said, source)) is not None:

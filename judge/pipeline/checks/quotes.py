@@ -96,6 +96,7 @@ class QuoteCheck:
     """Fails a claim quoting words that the evidence does not contain."""
 
     name: str = "quotes"
+    lexicon: tuple[str, ...] = ()  # digits, codes and characters: every language
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         quotes = quoted_spans(claim)

@@ -9,6 +9,8 @@ from judge.pipeline.align import Alignment, AlignmentStatus
 from judge.pipeline.entail.pointers import check_pointer
 from judge.pipeline.ledger import passages_text
 from judge.protocols import Check
+from judge.reading import read
+from judge.reading.languages import pair, reads
 from judge.schemas import (
     CheckOutcome,
     CheckStatus,
@@ -42,7 +44,11 @@ def pre_judge(
     evidence = passages_text(ledger, alignment.checked_ids)
     passages = [p for pid in alignment.checked_ids if (p := ledger.get(pid)) is not None]
     outcomes: list[CheckOutcome] = []
+    languages = pair(read(claim.text).language, read(evidence).language)
     for check in checks:
+        if (skipped := _unread(check, languages)) is not None:
+            outcomes.append(skipped)
+            continue
         try:
             outcome = check(claim.text, evidence)
             pointer = _pointer(outcome, passages)
@@ -72,6 +78,19 @@ def pre_judge(
             )
             return verdict, outcomes
     return None, outcomes
+
+
+def _unread(check: Check, languages: tuple[str, str]) -> CheckOutcome | None:
+    """The outcome of a word check skipped for a language it has no word lists for."""
+    lists = getattr(check, "lexicon", ())
+    unread = [language for language in dict.fromkeys(languages) if not reads(language, lists)]
+    if not unread:
+        return None
+    return CheckOutcome(
+        check=check.name,
+        status=CheckStatus.SKIPPED,
+        detail=f"not read: no word lists ({', '.join(lists)}) for {', '.join(unread)}",
+    )
 
 
 def _pointer(outcome: CheckOutcome | None, passages: Sequence[Passage]) -> list[EvidenceSpan]:

@@ -71,6 +71,7 @@ class TimeCheck:
     """Fails a claim naming a time of day the evidence does not."""
 
     name: str = "times"
+    lexicon: tuple[str, ...] = ()  # digits, codes and characters: every language
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         said = read(claim)

@@ -8,9 +8,15 @@ import datetime as dt
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
+from typing import TYPE_CHECKING
 
 from judge.reading import lexicon
+from judge.reading.languages import CJK_LETTERS
+from judge.reading.values.units import UnitWords, unit_words
+
+if TYPE_CHECKING:
+    from judge.reading.languages import Conventions
 
 MONTHS = {
     word: int(entry.value)
@@ -159,35 +165,122 @@ class DateMention:
     checkable: bool = True  # False where day and month order is unknown ("03/04/2024")
 
 
-def find_dates(text: str) -> list[DateMention]:
-    """Every date in ``text`` (already normalised), most specific reading first, no overlaps."""
+@dataclass(frozen=True)
+class _Calendar:
+    """How one language writes dates: its month and weekday names, its date patterns, and
+    whether a numeric date puts the day first (None: either order, as in English text)."""
+
+    months: dict[str, int]
+    weekdays: dict[str, int]
+    day_first: bool | None
+    patterns: tuple[tuple[str, re.Pattern[str]], ...]
+    # The language's unit words, where an amount can look like a year ("1500 millones",
+    # "€ 1500"); English's year pattern names its own.
+    units: UnitWords | None = None
+
+
+_ENGLISH = _Calendar(
+    months=MONTHS,
+    weekdays={word: day for day, word in enumerate(WEEKDAYS)},
+    day_first=None,
+    patterns=_PATTERNS,
+)
+# A year, a month and a day in digits with the characters Chinese and Japanese write after
+# each ("2019年5月3日", "5月3日"); the locale reading has already turned numerals into digits.
+_CJK_DATE = (
+    rf"{_YEAR}\s?年\s?(?:(?P<month>1[0-2]|0?[1-9])\s?月(?:\s?(?P<day>[0-3]?\d)\s?[日号號])?)?"
+    r"|(?<!\d)(?P<month_only>1[0-2]|0?[1-9])\s?月\s?(?P<day_only>[0-3]?\d)\s?[日号號]"
+)
+_CJK_NAME = re.compile(f"[{CJK_LETTERS}]")
+# The patterns every language shares: ISO dates, numeric dates, year ranges and years.
+_SHARED = ("iso", "numeric", "year_range", "year", "decade")
+
+
+@cache
+def _calendar(language: str) -> _Calendar:
+    """The calendar of a language other than English, from its CLDR names (babel)."""
+    from judge.reading.languages import conventions
+
+    local = conventions(language)
+    months = {name: month for name, month in local.months.items() if len(name) >= 3}
+    mon = r"(?P<mon>" + "|".join(re.escape(m) for m in sorted(months, key=len, reverse=True)) + r")"
+    # Weekdays by their full names only: "mar." and "Di" are other words as often; a name in
+    # characters ("星期一", "周一", "月曜日") is never another word.
+    weekdays = {
+        name: day
+        for name, day in local.weekdays.items()
+        if len(name) >= 5 or (len(name) >= 2 and _CJK_NAME.search(name))
+    }
+    wd = "|".join(re.escape(w) for w in sorted(weekdays, key=len, reverse=True))
+    # "3. Mai 2019", "3 mai 2019", "1er mai", "3 de mayo de 2019", "3 мая 2019 г.", "3º de maio".
+    day = r"(?P<day>[0-3]?\d)(?:\.|er|º|°|ª)?"
+    year = rf"(?:,?\s+(?:de\s+|del\s+)?{_YEAR}(?:\s?г\.?|\s?года)?)?"
+    to = r"\s*(?:-|–|au|bis|al|a|até|tot|по|до)\s*"
+    local_patterns = [
+        # "du 4 au 7 juillet 2025", "vom 4. bis 7. Juli", "del 4 al 7 de julio".
+        (
+            "day_range",
+            rf"(?<![\w.]){day}{to}(?P<day2>[0-3]?\d)\.?\s*(?:de\s+)?{mon}\.?{year}(?!\w)",
+        ),
+        ("day_month", rf"(?<![\w.]){day}\s*(?:de\s+)?{mon}\.?{year}(?!\w)"),
+        ("month_day", rf"(?<!\w){mon}\.?\s+{day}(?:,?\s+{_YEAR})?(?![\w%])"),
+        ("month_year", rf"(?<!\w){mon}\.?\s+(?:de\s+|del\s+)?{_YEAR}(?!\w)"),
+        # "dienstags", "maandags": on that weekday, every week.
+        (
+            "weekday",
+            rf"(?<!\w)(?P<wd>{wd})s?(?!\w)" if language not in {"zh", "ja"} else rf"(?P<wd>{wd})",
+        ),
+    ]
+    if language in {"zh", "ja"}:
+        local_patterns.insert(0, ("cjk", _CJK_DATE))
+    shared = [(kind, pattern) for kind, pattern in _PATTERNS if kind in _SHARED]
+    patterns = [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in local_patterns]
+    return _Calendar(
+        months=months,
+        weekdays=weekdays,
+        day_first=local.day_first,
+        # ISO and numeric dates first, as in English, then the language's own.
+        patterns=(*shared[:2], *patterns, *shared[2:]),
+        units=unit_words(language),
+    )
+
+
+def find_dates(text: str, conventions: Conventions | None = None) -> list[DateMention]:
+    """Every date in ``text`` (already normalised), most specific reading first, no overlaps,
+    read with the calendar of the text's language (English's when no conventions are given)."""
+    language = "en" if conventions is None else conventions.language
+    calendar = _ENGLISH if language == "en" else _calendar(language)
     # Taken characters, not a list of spans: a passage dense with dates stays linear.
     taken = bytearray(len(text))
     found: list[DateMention] = []
-    for kind, pattern in _PATTERNS:
+    for kind, pattern in calendar.patterns:
         for match in pattern.finditer(text):
             start, end = match.span()
             if any(taken[start:end]):
                 continue
-            mentions = list(_read(kind, match, text))
+            mentions = list(_read(kind, match, text, calendar))
             if mentions:
                 taken[start:end] = b"\x01" * (end - start)
                 found.extend(mentions)
     return sorted(found, key=lambda m: m.start)
 
 
-def _read(kind: str, match: re.Match[str], text: str) -> Iterator[DateMention]:
+def _read(
+    kind: str, match: re.Match[str], text: str, calendar: _Calendar = _ENGLISH
+) -> Iterator[DateMention]:
     groups = match.groupdict()
     span = partial(DateMention, match.group(0).rstrip("."), match.start(), match.end())
     year = int(groups["year"]) if groups.get("year") else None
-    month = MONTHS[groups["mon"].casefold()] if groups.get("mon") else None
-    weekday = WEEKDAYS.index(groups["wd"].casefold()) if groups.get("wd") else None
-    if kind == "iso":
+    month = calendar.months[groups["mon"].casefold().rstrip(".")] if groups.get("mon") else None
+    weekday = calendar.weekdays[groups["wd"].casefold()] if groups.get("wd") else None
+    if kind == "cjk":
+        yield from _cjk(span, groups, year)
+    elif kind == "iso":
         month, day = int(groups["month"]), int(groups["day"])
         if _valid(year, month, day):
             yield span(year=year, month=month, day=day)
     elif kind == "numeric":
-        yield from _numeric(span, int(groups["a"]), int(groups["b"]), year)
+        yield from _numeric(span, int(groups["a"]), int(groups["b"]), year, calendar.day_first)
     elif kind in {"day_range", "month_day_range"}:
         for day in (int(groups["day"]), int(groups["day2"])):
             if _named_day(month, day):
@@ -238,21 +331,55 @@ def _read(kind: str, match: re.Match[str], text: str) -> Iterator[DateMention]:
         # The cue is read just before the year, not over all the text before it: a long
         # text dense with numbers stays linear.
         cue = _YEAR_CUE.search(text, max(0, match.start() - _CUE_REACH), match.start())
+        if calendar.units is not None and _is_amount(calendar.units, text, match):
+            return
         if year is not None and (year >= 1500 or cue):
             yield span(year=year)
     elif kind == "weekday":
         yield span(weekday=weekday)
     elif kind == "tgif":
-        yield span(weekday=WEEKDAYS.index("friday"))
+        yield span(weekday=calendar.weekdays["friday"])
     elif kind == "month" and groups["mon"] != "may":
         # "this may involve" is the verb, written in lower case: not the month
         yield span(month=month)
 
 
-def _numeric(
-    span: Callable[..., DateMention], a: int, b: int, year: int | None
+def _cjk(
+    span: Callable[..., DateMention], groups: dict[str, str | None], year: int | None
 ) -> Iterator[DateMention]:
-    readings = {(m, d) for m, d in ((a, b), (b, a)) if _valid(year, m, d)}
+    if (month_only := groups.get("month_only")) is not None:
+        only = int(month_only), int(str(groups["day_only"]))
+        if _valid(None, *only):
+            yield span(month=only[0], day=only[1])
+        return
+    month_text, day_text = groups.get("month"), groups.get("day")
+    month = int(month_text) if month_text else None
+    if day_text is None:
+        yield span(year=year, month=month)
+    elif _valid(year, month, int(day_text)):
+        yield span(year=year, month=month, day=int(day_text))
+
+
+def _is_amount(words: UnitWords, text: str, match: re.Match[str]) -> bool:
+    """Whether the digits of a year have a currency, scale or unit around them."""
+    after = text[match.end() : match.end() + 30]
+    before = text[max(0, match.start() - 8) : match.start()]
+    return bool(
+        words.currency_before.search(before)
+        or words.scale_word.match(after)
+        or words.currency_after.match(after)
+        or words.percent_after.match(after)
+        or words.measure_after.match(after)
+    )
+
+
+def _numeric(
+    span: Callable[..., DateMention], a: int, b: int, year: int | None, day_first: bool | None
+) -> Iterator[DateMention]:
+    """A numeric date: in the order the language writes it, or either order in English text
+    ("03/04/2024"), where only one valid reading makes it checkable."""
+    orders = ((a, b), (b, a)) if day_first is None else ((b, a),) if day_first else ((a, b),)
+    readings = {(m, d) for m, d in orders if _valid(year, m, d)}
     for month, day in sorted(readings):
         yield span(year=year, month=month, day=day, checkable=len(readings) == 1)
 

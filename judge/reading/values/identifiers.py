@@ -7,13 +7,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from judge.reading.languages import CJK_LETTERS
 from judge.reading.values.units import CURRENCY_CODES
 
 __all__ = ["HEX_TOKEN", "Identifier", "evidence_pattern", "find_identifiers"]
 
 # Upper-case prefix and at least three digits: ORD-88213, INC-2041, CVE-2024-3094, MH370. Not
 # a fiscal year ("FY2021"), which the date check reads.
-_PREFIXED = r"(?!FY\s?'?\d{2,4}(?![\w-]))[A-Z]{2,10}[-_#]?\d{3,}(?:-\d+)*"
+_PREFIXED = r"(?!FY\s?'?\d{2,4}(?![\w-]))[A-Z]{2,10}[-_#]?\d{3,}(?:[-/]\d+)*"
 # Upper-case letter and digit groups joined by hyphens, at least three digits: AB12-34-X.
 _SKU = r"(?=(?:[A-Z-]*\d){3})(?=[\dA-Z-]*[A-Z])[A-Z\d]+(?:-[A-Z\d]+)+"
 # "v3.2", "version 3.2" and "3.2.1": a version the claim names in words is still a version
@@ -25,11 +26,18 @@ _TICKET = r"#\d{3,}"
 # Model and product names: capitals then one or two digits, an optional lower-case suffix
 # ("X2", "GPT-4o", "A7"). Not quarters, halves or fiscal years ("Q3", "H1", "FY24").
 _MODEL = r"(?!(?:Q[1-4]|H[12]|FY\d{2})(?![\w-]))[A-Z]{1,10}-?\d{1,2}[a-z]{0,2}"
+# A file or case number: digits, a slash, and a number of five digits or with a leading zero
+# ("2024/00871"); not a fraction ("1/2"), a date ("2024/05") or a range of years ("2019/2020").
+_FILE_NUMBER = r"\d{2,}/(?:0\d{3,}|\d{5,})"
 # An amount with its currency code glued on ("USD250") is money: the number check reads it.
 _NOT_MONEY = rf"(?!{CURRENCY_CODES}\d)"
+# No letter or digit right before or after a code, a letter of the scripts written without
+# spaces aside ("型番はKX-4512Jです").
+_WORD = rf"(?![{CJK_LETTERS}])\w"
 _IDENTIFIER = re.compile(
-    rf"(?<![\w.#-]){_NOT_MONEY}(?:(?P<version>{_VERSION})|(?P<hex>{_HEX})"
-    rf"|(?P<code>{_PREFIXED}|{_SKU})|(?P<ticket>{_TICKET})|(?P<model>{_MODEL}))(?![\w-]|\.\d)"
+    rf"(?<![.#-])(?<!{_WORD}){_NOT_MONEY}(?:(?P<version>{_VERSION})|(?P<hex>{_HEX})"
+    rf"|(?P<code>{_PREFIXED}|{_SKU}|{_FILE_NUMBER})|(?P<ticket>{_TICKET})|(?P<model>{_MODEL}))"
+    rf"(?!{_WORD}|-|\.\d)"
 )
 HEX_TOKEN = re.compile(r"(?<![\w])(?:0x)?([0-9a-fA-F]{7,64})(?![\w])")
 _LOOKS_LIKE_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")

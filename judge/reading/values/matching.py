@@ -39,9 +39,14 @@ def rounds_to(claim: Quantity, value: Decimal) -> bool:
 def same_quantity(claim: Quantity, evidence: Quantity) -> bool:
     if not units.compatible(claim.unit, evidence.unit):
         return False
-    if evidence.counts and claim.unit is not None:
+    # A counter's count ("120万辆", 1.2 million vehicles) is a count as a counted noun is.
+    if evidence.counts and claim.unit is not None and not units.is_count(claim.unit):
         return False  # "2 days" is not the "2" of "2 tablets"
-    if claim.counts and evidence.unit is not None and not evidence.unit.startswith("cur:"):
+    if (
+        claim.counts
+        and evidence.unit is not None
+        and not (units.is_currency(evidence.unit) or units.is_count(evidence.unit))
+    ):
         return False  # nor is "500 tablets" the "500" of "500 mg"
     if evidence.ordinal and claim.unit is not None and not claim.unit.startswith("cur:"):
         return False  # "one day" is not "the first" response

@@ -13,22 +13,82 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from enum import Enum
+from functools import cache
+from typing import TYPE_CHECKING
 
 from judge.reading import lexicon
+from judge.reading.languages import CJK_LETTERS
 from judge.reading.values import numerals, units
 from judge.reading.words import is_function_word
 
-# The digits of one number. Thousands groups with "," or spaces ("12 000"), or with dots when
-# there are at least two groups ("1.500.000"); a single dot group ("1.500") stays a decimal point.
-_CORE = re.compile(
-    rf"(?:(?<![\w.,:/^])|{units.GLUED_CODE_BEFORE})(?:"
+if TYPE_CHECKING:
+    from judge.reading.languages import Conventions
+
+# Letters of the scripts that write a number and its counter or unit with no space between
+# ("30天", "2019年"): a digit after one of them starts a number, and one after the digits is
+# not a name glued to them.
+_CJK = CJK_LETTERS
+_CJK_LETTER = re.compile(f"[{_CJK}]")
+# No letter, digit or separator right before a number's first digit (a letter of those
+# scripts aside), or a currency code glued to it ("USD25").
+_START = rf"(?:(?<![.,:/^])(?<!(?![{_CJK}])\w)|{units.GLUED_CODE_BEFORE})"
+_END = r"(?![\d,]\d|\.\d)"
+# The digits of one number where the decimal point is a dot. Thousands groups with "," or
+# spaces ("12 000"), or with dots when there are at least two groups ("1.500.000"); a single
+# dot group ("1.500") stays a decimal point.
+_POINT_DIGITS = re.compile(
+    rf"{_START}(?:"
     r"(?P<commas>\d{1,3}(?:,\d{3})+(?:\.\d+)?)"
     r"|(?P<dots>\d{1,3}(?:\.\d{3}){2,}(?:,\d+)?|\d{1,3}(?:\.\d{3})+,\d{1,2})"
     r"|(?P<spaces>\d{1,3}(?: \d{3})+)"
     r"|(?P<comma_decimal>\d+,\d{1,2})"
     r"|(?P<plain>\d+(?:\.\d+)?|\.\d+)"
-    r")(?![\d,]\d|\.\d)"
+    rf"){_END}"
 )
+# Where the decimal point is a comma ("3,5 %", "1.234,5", "1 234,5", "1'234.50"): a dot or a
+# space before three digits groups thousands; a comma before digits is the decimal point,
+# unless the number is written the English way beyond doubt ("1,234,567", "1,234.5").
+_COMMA_DIGITS = re.compile(
+    rf"{_START}(?:"
+    r"(?P<dots>\d{1,3}(?:\.\d{3})+(?:,\d+)?)"
+    r"|(?P<spaces>\d{1,3}(?: \d{3})+(?:,\d+)?)"
+    r"|(?P<apostrophes>\d{1,3}(?:'\d{3})+(?:[.,]\d+)?)"
+    r"|(?P<commas>\d{1,3}(?:,\d{3}){2,}(?:\.\d+)?|\d{1,3}(?:,\d{3})+\.\d+)"
+    r"|(?P<comma_decimal>\d+,\d+)"
+    r"|(?P<plain>\d+(?:\.\d+)?)"
+    rf"){_END}"
+)
+ENGLISH = "en"
+
+
+@dataclass(frozen=True)
+class _Grammar:
+    """How numbers are written in one language: its digits and the words around them."""
+
+    digits: re.Pattern[str]
+    words: units.UnitWords
+    decimal_comma: bool
+    english: bool  # read English number words, counted nouns and periods
+
+
+@cache
+def _grammar(language: str, decimal: str) -> _Grammar:
+    english = language in {ENGLISH, "und"}
+    return _Grammar(
+        digits=_COMMA_DIGITS if decimal == "," else _POINT_DIGITS,
+        words=units.unit_words(ENGLISH if english else language),
+        decimal_comma=decimal == ",",
+        english=english,
+    )
+
+
+def _grammar_of(conventions: Conventions | None) -> _Grammar:
+    if conventions is None:
+        return _grammar(ENGLISH, ".")
+    return _grammar(conventions.language, conventions.decimal)
+
+
+_EN = units.unit_words()
 _DOT_THOUSANDS = re.compile(r"[1-9]\d{0,2}\.\d{3}")
 _ORDINAL_SUFFIX = re.compile(r"^(?:st|nd|rd|th)\b", re.IGNORECASE)
 _TIME_AROUND = re.compile(r"^:\d")
@@ -120,10 +180,10 @@ def _period(rest: str) -> str | None:
     return _PERIODS[word]
 
 
-def _bound(before: str, after: str) -> Bound | None:
+def _bound(before: str, after: str, words: units.UnitWords = _EN) -> Bound | None:
     """The limit the words around a number make of it, if any."""
     # The limit stands before the currency of an amount: "under $50", "over EUR 10".
-    before = units.CURRENCY_BEFORE.sub("", before)
+    before = words.currency_before.sub("", before)
     for bound, pattern in _BOUND_BEFORE:
         if pattern.search(before):
             return bound
@@ -167,12 +227,16 @@ class Quantity:
     per: str | None = None
 
 
-def find_quantities(text: str) -> list[Quantity]:
-    """Every number in ``text`` (already passed through ``normalise``), in reading order."""
-    digits = list(_digit_quantities(text))
-    taken = _Spans(len(text), [(q.start, q.end) for q in digits])
-    words = [q for q in _word_quantities(text) if not taken.overlaps(q.start, q.end)]
-    found = sorted(digits + words, key=lambda q: q.start)
+def find_quantities(text: str, conventions: Conventions | None = None) -> list[Quantity]:
+    """Every number in ``text`` (already passed through ``normalise``), in reading order,
+    read by the conventions of the text's language (English's when none are given)."""
+    grammar = _grammar_of(conventions)
+    digits = list(_digit_quantities(text, grammar))
+    found = digits
+    if grammar.english:
+        taken = _Spans(len(text), [(q.start, q.end) for q in digits])
+        words = [q for q in _word_quantities(text) if not taken.overlaps(q.start, q.end)]
+        found = sorted(digits + words, key=lambda q: q.start)
     return _join_ratios(text, _join_money(text, _join_ranges(text, found)))
 
 
@@ -182,7 +246,7 @@ _TOKENISED = re.compile(r"(?<![\d.,])\d{1,3}(?:, \d{3})+(?!\d)|(?<![\d.])\d+\.\s
 _TOKENISED_GAP = re.compile(r"(?<=[,.])\s+")
 
 
-def tokenised_readings(text: str) -> list[Quantity]:
+def tokenised_readings(text: str, conventions: Conventions | None = None) -> list[Quantity]:
     """Second readings of the numbers that tokenised text splits ("100, 000", "2.  4"), read
     as if written whole; they stand beside the first readings and are never claims of their
     own (``checkable`` off): evidence that writes a number this way still states it."""
@@ -197,7 +261,7 @@ def tokenised_readings(text: str) -> list[Quantity]:
 
     joined = _TOKENISED.sub(whole, text)
     found = []
-    for q in find_quantities(joined):
+    for q in find_quantities(joined, conventions):
         end = next((e for s, e in spans if s <= q.start < e), None)
         if end is not None:
             found.append(replace(q, checkable=False, text=text[q.start : max(q.end, end)]))
@@ -222,15 +286,21 @@ class _After:
     length: int
 
 
-def _digit_quantities(text: str) -> Iterator[Quantity]:
-    for match in _CORE.finditer(text):
+def _digit_quantities(text: str, grammar: _Grammar) -> Iterator[Quantity]:
+    words = grammar.words
+    for match in grammar.digits.finditer(text):
         mantissa, decimals = _parse_digits(match)
         if mantissa is None:
             continue
-        before = _read_before(text[max(0, match.start() - 24) : match.start()])
-        after = _read_after(text[match.end() : match.end() + 40], before.unit)
+        before = _read_before(text[max(0, match.start() - 24) : match.start()], words)
+        after = _read_after(text[match.end() : match.end() + 40], before.unit, words)
         end = match.end() + after.length
-        counts = after.unit is None and not after.ordinal and _counts_a_thing(text[end:])
+        counts = (
+            grammar.english
+            and after.unit is None
+            and not after.ordinal
+            and _counts_a_thing(text[end:])
+        )
         if counts and not after.scale and _DOT_THOUSANDS.fullmatch(match.group(0)):
             # Things are counted in whole numbers: "1.000 respondents" groups thousands.
             mantissa, decimals = mantissa.scaleb(3), 0
@@ -254,8 +324,10 @@ def _digit_quantities(text: str) -> Iterator[Quantity]:
                 or _names_with_year(mantissa, decimals, text[end:])
             ),
             counts=counts,
-            bound=_bound(text[max(0, match.start() - 24) : match.start()], text[end : end + 24]),
-            per=_period(text[end:]),
+            bound=_bound(
+                text[max(0, match.start() - 24) : match.start()], text[end : end + 24], words
+            ),
+            per=_period(text[end:]) if grammar.english else None,
         )
 
 
@@ -280,7 +352,7 @@ def counted_noun(rest: str) -> str | None:
         return None
     # The caller found no unit right after the number; one after the word ("business days")
     # names what the number measures.
-    if _unit_after(rest[word.end() :], None)[0] is not None:
+    if _unit_after(rest[word.end() :], None, _EN)[0] is not None:
         return None
     return word.group(1)
 
@@ -289,15 +361,15 @@ def _counts_a_thing(rest: str) -> bool:
     return counted_noun(rest) is not None
 
 
-def _read_before(before: str) -> _Before:
+def _read_before(before: str, words: units.UnitWords) -> _Before:
     """Sign, currency and hedge in front of a number."""
     name_like = bool(_GLUED_NAME.search(before))
     negative = bool(_SIGN.search(before))
     if negative:
         before = before[:-1]
     unit = None
-    if currency := units.CURRENCY_BEFORE.search(before):
-        unit = units.currency_family(currency.group(0))
+    if currency := words.currency_before.search(before):
+        unit = words.currency(currency.group(0))
         before = before[: currency.start()]
     return _Before(negative, unit, bool(_APPROX_BEFORE.search(before)), name_like)
 
@@ -310,28 +382,32 @@ def _names_with_year(value: Decimal, decimals: int, rest: str) -> bool:
     return decimals == 0 and 1000 <= value <= 2199 and _YEAR_NAMED.match(rest) is not None
 
 
-def _read_after(after: str, unit: str | None) -> _After:
+def _read_after(after: str, unit: str | None, words: units.UnitWords) -> _After:
     """Ordinal suffix, scale, unit and hedge after a number, and how much text they take."""
     if _TIME_AROUND.match(after):
         return _After(False, 0, unit, False, True, 0)
     ordinal, scale, length = False, 0, 0
     if suffix := _ORDINAL_SUFFIX.match(after):
         ordinal, length = True, suffix.end()
-    elif word := units.SCALE_WORD.match(after):
-        scale, length = units.SCALES[word.group(1).casefold()], word.end()
-    elif (glued := units.SCALE_SUFFIX.match(after)) and _suffix_is_scale(
-        glued.group(1), unit, after[glued.end() :]
+    elif word := words.scale_word.match(after) or words.scale_before_currency.match(after):
+        scale, length = words.scales[word.group(1).casefold()], word.end()
+    elif (glued := words.scale_suffix.match(after)) and _suffix_is_scale(
+        glued.group(1), unit, after[glued.end() :], words
     ):
-        scale, length = units.SCALES[glued.group(1).casefold()], glued.end()
+        scale, length = words.scales[glued.group(1).casefold()], glued.end()
     if not ordinal:
-        unit, consumed = _unit_after(after[length:], unit)
+        unit, consumed = _unit_after(after[length:], unit, words)
         if unit is None and scale and (pounds := _SCALED_POUNDS.match(after[length:])):
             unit, consumed = units.currency_family("gbp"), pounds.end()
         length += consumed
     rest = after[length:]
-    # Digits glued to unknown letters are names or codes: "3D", "5G", "1940s".
-    glued_letters = rest[:1].isalpha() and not ordinal
+    # Digits glued to unknown letters are names or codes: "3D", "5G", "1940s"; not to a
+    # character of a script that writes no space after a number ("3年").
+    glued_letters = rest[:1].isalpha() and not ordinal and not _CJK_LETTER.match(rest[:1])
     return _After(ordinal, scale, unit, bool(_APPROX_AFTER.match(rest)), glued_letters, length)
+
+
+_GROUP_SEPARATOR = {"dots": ".", "spaces": " ", "apostrophes": "'"}
 
 
 def _parse_digits(match: re.Match[str]) -> tuple[Decimal | None, int]:
@@ -339,10 +415,8 @@ def _parse_digits(match: re.Match[str]) -> tuple[Decimal | None, int]:
     raw = match.group(0)
     if kind == "commas":
         raw = raw.replace(",", "")
-    elif kind == "dots":
-        raw = raw.replace(".", "").replace(",", ".")
-    elif kind == "spaces":
-        raw = raw.replace(" ", "")
+    elif kind in {"dots", "spaces", "apostrophes"}:
+        raw = raw.replace(_GROUP_SEPARATOR[kind], "").replace(",", ".")
     elif kind == "comma_decimal":
         raw = raw.replace(",", ".")
     try:
@@ -360,26 +434,28 @@ _SCALED_POUNDS = re.compile(r"^\s?pounds?\b(?!\s+of\b)", re.IGNORECASE)
 _COUNTED_PLURAL = re.compile(r"^[ \t]+(?:[a-z]+[a-rt-z]s|people|children|men|women)\b")
 
 
-def _suffix_is_scale(suffix: str, unit: str | None, rest: str) -> bool:
+def _suffix_is_scale(suffix: str, unit: str | None, rest: str, words: units.UnitWords) -> bool:
     # "$1.5m" is money; "4.8m" without a currency is a length, unless it counts a plural noun
     # ("1.4m people"); "5K", "3bn", "2mn" are scales.
     if suffix.casefold() in {"m", "b"}:
         if (unit is not None and unit.startswith("cur:")) or suffix.isupper():
             return True
-        return bool(_COUNTED_PLURAL.match(rest)) and _unit_after(rest, None)[0] is None
+        return bool(_COUNTED_PLURAL.match(rest)) and _unit_after(rest, None, words)[0] is None
     return True
 
 
-def _unit_after(rest: str, unit: str | None) -> tuple[str | None, int]:
+def _unit_after(rest: str, unit: str | None, words: units.UnitWords) -> tuple[str | None, int]:
     """The unit named right after a number, and how many characters name it."""
-    if percent := units.PERCENT_AFTER.match(rest):
+    if percent := words.percent_after.match(rest):
         return (units.POINTS if percent.group("pp") else units.PERCENT), percent.end()
-    if unit is None and (word := units.CURRENCY_AFTER.match(rest)):
-        return units.currency_family(word.group("word") or word.group("symbol")), word.end()
-    if measure := units.MEASURE_AFTER.match(rest):
-        found = units.measure_unit(measure.group("unit"), glued=not measure.group("sep"))
+    if unit is None and (word := words.currency_after.match(rest)):
+        return words.currency(word.group(word.lastgroup or 0)), word.end()
+    if measure := words.measure_after.match(rest):
+        found = units.measure_unit(measure.group("unit"), not measure.group("sep"), words)
         if found is not None:
             return (unit if unit is not None else found), measure.end()
+    if unit is None and rest[:1] in words.counters:
+        return words.counters[rest[0]], 1
     return unit, 0
 
 
@@ -456,7 +532,7 @@ _ROMAN_VALUE = re.compile(r"(?<![\w.-])(?P<roman>[IVX]{2,6})(?=\s)")
 def _roman_measures(text: str) -> Iterator[Quantity]:
     for match in _ROMAN_VALUE.finditer(text):
         value = numerals.roman_value(match.group("roman"))
-        unit, consumed = _unit_after(text[match.end() : match.end() + 40], None)
+        unit, consumed = _unit_after(text[match.end() : match.end() + 40], None, _EN)
         if value is None or unit is None:
             continue
         end = match.end() + consumed
@@ -490,7 +566,7 @@ def _spoken_decimal(text: str, whole: re.Match[str], fraction: re.Match[str]) ->
     else:
         tail = "".join(str(int(d.value)) for d in digits if d is not None)
     value = Decimal(f"{int(left.value)}.{tail}")
-    unit, consumed = _unit_after(text[fraction.end() : fraction.end() + 40], None)
+    unit, consumed = _unit_after(text[fraction.end() : fraction.end() + 40], None, _EN)
     end = fraction.end() + consumed
     return Quantity(
         value=value, exponent=-len(tail), coarse=-len(tail), negative=False, unit=unit,
@@ -511,7 +587,7 @@ def _spelled(text: str, phrase: str, start: int) -> Iterator[Quantity]:
     before, after = text[max(0, start - 40) : start], text[end : end + 40]
     # An ordinal ranks, it does not measure ("the fifteenth century" is no 15 centuries), as
     # for digit ordinals ("15th century").
-    unit, consumed = (None, 0) if parsed.ordinal else _unit_after(after, None)
+    unit, consumed = (None, 0) if parsed.ordinal else _unit_after(after, None, _EN)
     folded = phrase.casefold()
     scale = max((p for w, p in _SCALE_POWERS.items() if w in folded), default=0)
     zeros = _trailing_zeros(parsed.value) if parsed.value == int(parsed.value) else 0

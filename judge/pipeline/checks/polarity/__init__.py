@@ -62,6 +62,7 @@ class PolarityCheck:
     """Flags a claim that negates, or un-negates, the evidence sentence it restates."""
 
     name: str = "polarity"
+    lexicon: tuple[str, ...] = ("negation", "opposites", "converses")
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
         text = read(claim).text
