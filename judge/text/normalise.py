@@ -149,7 +149,7 @@ CHARACTER_REFERENCE = re.compile(r"&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z
 
 _LATIN = re.compile(r"[A-Za-z]")
 _LETTERS_RUN = re.compile(r"[^\W\d_]")
-_TOKEN = re.compile(r"[\w-]+")
+_WORD_OR_CODE = re.compile(r"[\w-]+")
 
 
 def _latin_lookalikes(text: str) -> str:
@@ -165,7 +165,7 @@ def _latin_lookalikes(text: str) -> str:
         mixed = _LATIN.search(token) or any(ch.isdigit() for ch in token)
         return token.translate(_LETTER_TABLE) if mixed else token
 
-    return _TOKEN.sub(fold, text)
+    return _WORD_OR_CODE.sub(fold, text)
 
 
 def decode_references(text: str) -> str:
