@@ -51,6 +51,8 @@ EVIDENCE_SENTENCE_ENDS = {
     ("ja-028", "S1"): ("発売されます。",),
 }
 
+_FRESH_CASE = re.compile(r"-f\d+$")
+
 Split = Callable[[str, str], list[str]]
 
 
@@ -100,6 +102,8 @@ def _texts_of_case(case: dict[str, str | list[dict[str, str]]]) -> Iterable[Text
     yield Text(case_id, "answer", str(case["language"]), answer, answer_reference(answer))
     passages = case["evidence"]
     assert isinstance(passages, list)
+    if _FRESH_CASE.search(case_id):
+        return  # the cases written later ("de-f01") have no hand-marked passage sentences
     for passage in passages:
         ends = EVIDENCE_SENTENCE_ENDS.get((case_id, passage["id"]), ())
         yield Text(

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from judge.config import OtherLanguages, Settings
 from judge.reading import read
-from judge.reading.languages import UNDETERMINED
+from judge.reading.languages import UNDETERMINED, detect
 from judge.schemas import CheckOutcome, Claim, ClaimVerdict, EvidenceLedger, Label
 
 __all__ = [
@@ -28,12 +28,13 @@ __all__ = [
 
 def text_language(text: str | None) -> str:
     """The language of ``text`` (ISO 639-1), or ``und`` when it cannot be told."""
-    return read(text).language if text else UNDETERMINED
+    return detect(text) if text else UNDETERMINED
 
 
 def claim_language(claim: str, answer_language: str) -> str:
-    """A claim's language; the answer's where the claim is too short to tell."""
-    found = text_language(claim)
+    """A claim's language, as the exact checks read it; the answer's where the claim is too
+    short to tell."""
+    found = read(claim).language
     return answer_language if found == UNDETERMINED else found
 
 

@@ -15,7 +15,8 @@ The splitter is a rule-based scanner that keeps exact offsets into the text it s
 * Inside a quotation (paired on one line) no sentence ends: ``He said "Stop. Now." and left``
   is one sentence, while ``He said 'Stop.' Then he left.`` is two, split after the quote.
 * Citation markers after the full stop on the same line (``policy. [S1]``) belong to the
-  sentence before them, as do markers before it (``policy [S1].``).
+  sentence before them, and end it even after an abbreviation (``inkl. MwSt. [S1] Der``), as
+  do markers before it (``policy [S1].``).
 * A line break ends a sentence unless the next line continues in lower case; list items
   (``- x``, ``* x``, ``1. x``, ``a) x``) always start a new sentence, and their marker is
   part of the item's first sentence span but not of its claim text.
@@ -276,6 +277,8 @@ def _is_boundary(
         return False
     if quoted[run_end]:
         return False
+    if sentence_end > run_end:
+        return True  # a citation after the dot closes the sentence: "inkl. MwSt. [S1] Der"
     if text[pos:run_end] == ".":  # a lone dot, no closing quote or bracket after it
         return not _is_abbreviation(text, pos, next_start, abbreviations)
     return True

@@ -48,6 +48,15 @@ class ServiceMetrics:
         r = self.registry
         self.answers = Counter("judge_answers", "Answers by action.", ["action"], registry=r)
         self.verdicts = Counter("judge_verdicts", "Claim verdicts by label.", ["label"], registry=r)
+        self.claim_languages = Counter(
+            "judge_claim_languages", "Claims by language (ISO 639-1).", ["language"], registry=r
+        )
+        self.passage_languages = Counter(
+            "judge_passage_languages",
+            "Evidence passages by language (ISO 639-1).",
+            ["language"],
+            registry=r,
+        )
         self.source_claims = Counter(
             "judge_source_claims", "Decided claims citing passages of a source.", ["source"],
             registry=r,
@@ -106,8 +115,11 @@ class ServiceMetrics:
     def observe(self, request: VerifyRequest, response: VerifyResponse, latency_s: float) -> None:
         self.answers.labels(response.action.value).inc()
         self.request_latency.observe(latency_s)
+        for language in response.passage_languages.values():
+            self.passage_languages.labels(language).inc()
         for verdict in response.verdicts:
             self.verdicts.labels(verdict.label.value).inc()
+            self.claim_languages.labels(verdict.language or "und").inc()
             if verdict.label is Label.VERIFIER_ERROR:
                 self.verifier_errors.labels(error_class(verdict.error)).inc()
             trace = verdict.judge

@@ -81,3 +81,16 @@ def test_faults_outside_verdicts_and_rejections_are_counted() -> None:
     metrics.observe_rejected("too_large")
     assert sample(metrics, "judge_verifier_errors_total", {"error_class": "AuditError"}) == 1
     assert sample(metrics, "judge_rejected_requests_total", {"reason": "too_large"}) == 1
+
+
+def test_observe_counts_claims_and_passages_by_language() -> None:
+    metrics = ServiceMetrics()
+    request, response = pair()
+    verdicts = [v.model_copy(update={"language": "de"}) for v in response.verdicts[:2]]
+    response = response.model_copy(
+        update={"verdicts": [*verdicts, response.verdicts[2]], "passage_languages": {"S1": "fr"}}
+    )
+    metrics.observe(request, response, latency_s=0.05)
+    assert sample(metrics, "judge_claim_languages_total", {"language": "de"}) == 2
+    assert sample(metrics, "judge_claim_languages_total", {"language": "und"}) == 1
+    assert sample(metrics, "judge_passage_languages_total", {"language": "fr"}) == 1
