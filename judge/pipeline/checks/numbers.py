@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from judge.pipeline.checks.outcome import conflicting, missing, passed
-from judge.reading import Reading, read
+from judge.reading import Reading, lexicon, read
 from judge.reading.restatement import Grain, best_sentences, restatements, wanted_forms
 from judge.reading.values import units
 from judge.reading.values.derivation import arithmetic_cue, by_arithmetic, by_conversion
@@ -57,6 +57,46 @@ def kind_conflict(quantity: Quantity, claim: Reading, evidence: Reading) -> Quan
         ),
         None,
     )
+
+
+def _as_written(
+    mine: Quantity, theirs: Quantity, claim: Reading, evidence: Reading
+) -> tuple[str, str]:
+    """The two numbers of a conflict as a reader tells them apart: with the words that make
+    them limits where the digits are the same ("at most 5 days" where the evidence says "at
+    least 5 days")."""
+    if mine.text.casefold() != theirs.text.casefold():
+        return mine.text, theirs.text
+    return _with_limit(mine, claim.text), _with_limit(theirs, evidence.text)
+
+
+def _limit_pattern() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    entries = lexicon.entries("limits")
+    before = [w for e in entries if not e.name.endswith("_after") for w in e.words]
+    after = [w for e in entries if e.name.endswith("_after") for w in e.words]
+
+    def alternation(words: list[str]) -> str:
+        return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+    return (
+        re.compile(rf"(?:^|\W)(?P<limit>{alternation(before)})\s*(?:[$€£¥]\s*)?$", re.IGNORECASE),
+        re.compile(rf"^\s*(?P<limit>{alternation(after)})(?!\w)", re.IGNORECASE),
+    )
+
+
+_LIMIT_BEFORE, _LIMIT_AFTER = _limit_pattern()
+
+
+def _with_limit(quantity: Quantity, text: str) -> str:
+    """The number with the limit words around it as ``text`` writes them."""
+    if quantity.bound is None:
+        return quantity.text
+    start, end = quantity.start, quantity.end
+    if found := _LIMIT_BEFORE.search(text[max(0, start - 30) : start]):
+        start -= len(text[max(0, start - 30) : start]) - found.start("limit")
+    elif found := _LIMIT_AFTER.match(text[end : end + 20]):
+        end += found.end("limit")
+    return text[start:end]
 
 
 def score_conflicts(claim: Reading, evidence: Reading) -> list[tuple[str, str]]:
@@ -218,6 +258,7 @@ class NumberCheck:
         computes = arithmetic_cue(said.folded) is not None
         absent: list[str] = []
         conflicts: list[tuple[str, str]] = []
+        written: list[str] = []  # the claim's values in conflict, as its text has them
         spans = unstated(
             [q for q in wanted if not _duration(q)], source.quantities, computes=computes
         ) + unstated([q for q in wanted if _duration(q)], _not_clock(source), computes=computes)
@@ -225,17 +266,19 @@ class NumberCheck:
             if named_in(q, said, source):
                 continue
             if (other := rival(q, said, source)) is not None:
-                conflicts.append((q.text, other.text))
+                conflicts.append(_as_written(q, other, said, source))
+                written.append(q.text)
             else:
                 absent.append(q.text)
-        conflicts += [
-            (q.text, other.text)
-            for q in wanted
-            if q.text not in absent
-            and all(mine != q.text for mine, _ in conflicts)
-            and (other := kind_conflict(q, said, source)) is not None
-        ]
-        conflicts += score_conflicts(said, source)
+        for q in wanted:
+            if q.text in absent or q.text in written:
+                continue
+            if (other := kind_conflict(q, said, source)) is not None:
+                conflicts.append(_as_written(q, other, said, source))
+                written.append(q.text)
+        for score, other_score in score_conflicts(said, source):
+            conflicts.append((score, other_score))
+            written.append(score)
         how = "compared as values of the same kind, allowing only rounding to the claim's precision"
         if conflicts:
             span = restating_sentence(said, source)
@@ -247,6 +290,7 @@ class NumberCheck:
                 absent=absent,
                 how=how,
                 sentence=source.text[span[0] : span[1]] if span else "",
+                written=written,
             )
         if absent:
             return missing(self.name, Label.NUMBER_MISMATCH, "Numbers", absent, how=how)

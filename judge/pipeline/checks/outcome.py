@@ -74,9 +74,12 @@ def conflicting(
     absent: Sequence[str] = (),
     how: str = "",
     sentence: str = "",
+    written: Sequence[str] = (),
 ) -> CheckOutcome:
     """A conflict: the claim's values with the ones the cited evidence states in their place
-    ("'60 days' where the evidence says '30 days'"), and any it does not state at all."""
+    ("'60 days' where the evidence says '30 days'"), and any it does not state at all.
+    ``written`` gives the claim's values as its text has them where the pairs describe them
+    otherwise ("at most 5 days" for the claim's "5 days")."""
     stated = "; ".join(f"{mine!r} where the evidence says {theirs!r}" for mine, theirs in pairs)
     detail = f"{what} the cited evidence states otherwise: {stated}"
     if absent:
@@ -88,7 +91,7 @@ def conflicting(
         status=CheckStatus.FAILED,
         label=label,
         detail=detail,
-        missing=tuple(dict.fromkeys([mine for mine, _ in pairs] + list(absent))),
+        missing=tuple(dict.fromkeys([*(written or [mine for mine, _ in pairs]), *absent])),
         evidence_sentence=sentence,
         finding=Finding.CONFLICT,
     )

@@ -81,7 +81,8 @@ def _evidence_words(evidence: Reading) -> str:
 
 def _holds(quote: str, evidence_words: str) -> bool:
     position = 0
-    for part in _ELISION.split(quote):
+    # A bracketed letter ("[a]nd") is the writer's re-casing of the word, not an insertion.
+    for part in _ELISION.split(_BRACKETED_LETTER.sub(r"\1", quote)):
         line = _word_line(part)
         if not line.strip():
             continue

@@ -34,6 +34,11 @@ CHECK = PolarityCheck()
         ("More than half of the staff left.", "Less than half of the staff left."),
         ("United lost to Liverpool at home.", "United beat Liverpool at home."),
         ("United are two points ahead of Arsenal.", "United are two points behind Arsenal."),
+        # a bound on no number is read as the words say
+        (
+            "The team will play at the arena at most through next season.",
+            "The team will play at the arena at least through next season.",
+        ),
         (
             "Refunds reach your card within 5 days before the warehouse receives the item.",
             "Refunds are issued to your card within 5 days after the item is received at our "
@@ -60,6 +65,7 @@ def test_a_converse_with_everything_else_in_place_contradicts(claim: str, eviden
         ("The risk is higher for men than for women.", "The risk is lower for women than for men."),
         # idioms and bounds on a number, which the number check reads
         ("Refunds take no more than 5 days.", "Refunds take less than 5 days."),
+        ("Refunds take at most 5 days.", "Refunds take at least 5 days."),
         ("The results were more or less the same.", "The results were less the same."),
         # two converses that each keep their place
         (

@@ -162,7 +162,7 @@ def test_number_absent_from_evidence_fails(claim: str, evidence: str, missing: s
     assert outcome.status is CheckStatus.FAILED
     assert outcome.label is Label.NUMBER_MISMATCH
     assert outcome.missing == (missing,)
-    assert repr(missing) in outcome.detail
+    assert missing in outcome.detail
     assert "cited evidence" in outcome.detail
 
 

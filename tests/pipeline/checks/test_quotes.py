@@ -20,6 +20,11 @@ check = QuoteCheck()
         ('She said "we will not ... back down".', "We will not, under any pressure, back down."),
         ('She said "we [the union] will not back down".', "She said we will not back down."),
         ('" hound dog is great " he said', "Hound dog is great, he said."),
+        (
+            'He said "[a]nd when it attacks, you wake up".',
+            'He said, "[a]nd when it attacks, you wake up."',
+        ),
+        ('He said "[a]nd when it attacks, you wake up".', "And when it attacks, you wake up."),
     ],
 )
 def test_quote_in_evidence_passes(claim: str, evidence: str) -> None:
@@ -37,6 +42,10 @@ def test_quote_in_evidence_passes(claim: str, evidence: str) -> None:
         (
             'It was "culturally, historically, or aesthetically significant".',
             "culturally significant",
+        ),
+        (
+            'He said "[a]nd when it flees, you wake up".',
+            'He said, "[a]nd when it attacks, you wake up."',
         ),
     ],
 )

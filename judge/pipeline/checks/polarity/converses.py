@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from judge.reading import lexicon
 from judge.reading.polarity import CONVERSE_IDIOMS, CONVERSES
 from judge.reading.words import compounds, content_words, word_form
 
@@ -21,10 +22,17 @@ _THAN = re.compile(r"\bthan\b", re.IGNORECASE)
 # Words of both sides at least this many, so that "order" says something.
 MIN_SHARED = 2
 # "no more", "more or less", "after all": not a comparison with a converse (the word lists'
-# idioms); and a bound on a number ("more than 50", "fewer than two") is the number check's.
+# idioms); and a bound on a number ("more than 50", "at least two") is the number check's.
+# A bound on anything else ("at least through next season"), or on "one", which the number
+# check does not read as a value ("at least one dose"), is read here: "at most" says otherwise.
+_BOUNDS = sorted(
+    (w for w in lexicon.words("limits") if w[0].isalpha() and " " in w), key=len, reverse=True
+)
 _IDIOM = re.compile(
     "|".join(rf"\b{re.escape(idiom)}\b".replace(r"\ ", r"\s+") for idiom in CONVERSE_IDIOMS)
-    + r"|\b(?:more|less|fewer)\s+than\s+(?:\d|one\b|two\b|three\b)",
+    + r"|\b(?:"
+    + "|".join(re.escape(bound).replace(r"\ ", r"\s+") for bound in _BOUNDS)
+    + r")\s+(?:\d|two\b|three\b)",
     re.IGNORECASE,
 )
 
