@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from judge.reading import lexicon
 from judge.reading.values.dates import DateMention
 from judge.reading.values.identifiers import Identifier
 from judge.reading.values.links import Address, Email
@@ -24,11 +25,28 @@ from judge.reading.values.times import ClockTime
 
 __all__ = ["Owned", "assign", "references"]
 
-# Inline citation markers ("[1]", "[2, 3]") and list enumerators ("8) The report...") are
-# references and layout, not values a text states.
+
+def _alternation(words: frozenset[str]) -> str:
+    return "|".join(
+        re.escape(word).replace(r"\ ", r"\s+") for word in sorted(words, key=len, reverse=True)
+    )
+
+
+# Inline citation markers ("[1]", "[2, 3]"), list enumerators ("8) The report...", or one
+# left at the end of a sentence cut from a list: "such as: 1."), the number of a passage or
+# source an answer names ("as stated in passage 2"), and an ordinal that orders an answer's
+# points ("Third, ...") are references and layout, not values a text states.
 _REFERENCES = re.compile(
-    r"\[\s*\d+(?:\s*[,;-]\s*\d+)*\s*\]|^\s*\(?\d{1,2}[.)]\s+(?=[A-Za-z])", re.MULTILINE
+    r"\[\s*\d+(?:\s*[,;-]\s*\d+)*\s*\]"
+    r"|^\s*\(?\d{1,2}[.)]\s+(?=[A-Za-z])"
+    r"|(?<=[:.!?])\s+\d{1,2}\.\s*$"
+    rf"|\b(?i:{_alternation(lexicon.words('references', name='label'))})\s*#?\s*\d+\b"
+    rf"|(?:^|(?<=[.!?:;]\s))(?i:{_alternation(lexicon.words('number_words', name='ordinal'))})"
+    r"(?=\s*,)",
+    re.MULTILINE,
 )
+# Names that hold a number ("coronavirus disease 2019"): owned before any value is read.
+_NUMBERED_NAMES = re.compile(rf"\b(?i:{_alternation(lexicon.words('numbered_names'))})(?!\w)")
 
 
 class _Span(Protocol):
@@ -87,6 +105,8 @@ def assign(
 ) -> Owned:
     """Each kind's values outside the spans of the kinds ranked above it."""
     taken = _Taken(len(text))
+    for match in _NUMBERED_NAMES.finditer(text):
+        taken.take(*match.span())
     owned_addresses = taken.free(addresses)
     owned_emails = taken.free(emails)
     owned_identifiers = taken.free(identifiers)

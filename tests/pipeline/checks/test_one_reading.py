@@ -92,3 +92,43 @@ def test_a_roman_numeral_after_a_counting_word_still_counts() -> None:
     assert outcome is not None and outcome.label is Label.NUMBER_MISMATCH
     same = NumberCheck()("It is a phase III trial.", "It is a phase 3 trial.")
     assert same is not None and same.status is CheckStatus.PASSED
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # the number of a passage or source an answer names
+        (
+            "Identify the sub-text, as stated in passage 2.",
+            "Divide your role into units and identify the sub-text.",
+        ),
+        (
+            "The authors of Passage ID 3 declare no conflict of interest.",
+            "The authors declare no conflict of interest.",
+        ),
+        # an enumerator left at the end of a sentence cut from a list
+        ("You can improve it by following these steps: 1.", "You can improve it in steps."),
+        # an ordinal that orders the answer's points
+        ("Third, tariffs may act as barriers to trade.", "Tariffs may act as barriers to trade."),
+        # a name that holds a number
+        (
+            "Closed rooms help transmit coronavirus disease 2019.",
+            "Closed rooms help transmit COVID-19.",
+        ),
+    ],
+)
+def test_references_and_numbered_names_are_no_values(claim: str, evidence: str) -> None:
+    assert _first_failure(claim, evidence) is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("Source 3 says refunds take 30 days.", "Refunds take 60 days."),
+        ("The team scored 16.", "The team scored 15."),
+        ("Coronavirus disease 2019 reached Spain in 2021.", "COVID-19 reached Spain in 2020."),
+    ],
+)
+def test_values_beside_references_and_names_are_still_read(claim: str, evidence: str) -> None:
+    outcome = _first_failure(claim, evidence)
+    assert outcome is not None and outcome.label in {Label.NUMBER_MISMATCH, Label.DATE_MISMATCH}
