@@ -54,7 +54,8 @@ class ProbePolicy(StrEnum):
     ALWAYS = "always"
     # The default: on the embedded 1.5B judge the probe's P(contradicted) ranks no better than
     # chance, and blocked faithful summaries more often than hallucinated ones
-    # (benchmarks/ACCURACY.md, fourth round). A stronger judge earns it back.
+    # (benchmarks/history/accuracy-rounds-2026-11-29-to-12-03.md, fourth round).
+    # A stronger judge earns it back.
     NEVER = "never"
 
 
@@ -164,7 +165,7 @@ class Settings(BaseSettings):
     max_passages: int = Field(default=500, ge=1)
     max_passage_chars: int = Field(default=200_000, ge=1)
     # Whole passages up to about 1,500 words go to the judge in one window: support split by a
-    # window boundary is lost (benchmarks/ACCURACY.md, step 15).
+    # window boundary is lost (benchmarks/history/accuracy-rounds-2026-11-29-to-12-03.md, step 15).
     window_tokens: int = Field(default=2000, ge=64)
     window_overlap_tokens: int = Field(default=100, ge=0)
     evidence_mode: EvidenceMode = Field(
@@ -179,7 +180,7 @@ class Settings(BaseSettings):
     # Off by default: 0.6 (with t_entail 0.35) scores better on the development claims judged
     # against their whole evidence, but worse on answers, whose claims are judged against the
     # short passages search finds, and it fails true claims on short passages
-    # (benchmarks/ACCURACY.md, eleventh round).
+    # (benchmarks/history/accuracy-rounds-2026-11-29-to-12-03.md, eleventh round).
     length_slope: float = Field(
         default=0.0,
         ge=0.0,
@@ -189,7 +190,8 @@ class Settings(BaseSettings):
         "evidence (0: scores as read)",
     )
     # 0.44: the contradiction probe (a yes/no follow-up) at the operating point the three-way
-    # probe had at 0.5 on the development claims (benchmarks/ACCURACY.md, third round).
+    # probe had at 0.5 on the development claims
+    # (benchmarks/history/accuracy-rounds-2026-11-29-to-12-03.md, third round).
     t_contra: float = Field(default=0.44, ge=0.0, le=1.0)
     t_answer: float | None = Field(
         default=None,

@@ -238,7 +238,7 @@ def passage_search(ledger: EvidenceLedger, settings: Settings) -> PassageRanker:
     in ledger order, so a claim drawing on several passages sees them all and every claim of
     the answer shares one evidence prefix. That is off by default: on the development answers
     it did not beat the most similar two passages and made longer prompts
-    (benchmarks/ACCURACY.md)."""
+    (benchmarks/history/accuracy-rounds-2026-11-29-to-12-03.md)."""
     everything = [(pid, 1.0) for pid in ledger.ids]
 
     @functools.cache  # windowing the whole ledger once, and only if a claim needs it
@@ -258,7 +258,8 @@ def passage_widener(ledger: EvidenceLedger, settings: Settings) -> PassageWidene
     """The passages the exact checks read besides those search chose (``search_cover_k``):
     those holding the claim words the chosen ones lack. Only the checks read them: a hard check
     must not fail a detail the evidence holds elsewhere, while the small judge, shown more
-    text, supports more of what it should not (benchmarks/ACCURACY.md)."""
+    text, supports more of what it should not
+    (benchmarks/history/accuracy-rounds-2026-11-29-to-12-03.md)."""
     extra = settings.search_cover_k
 
     @functools.cache  # built on the first uncited claim: cited answers never need it

@@ -3,9 +3,9 @@
 A small judge says "yes" more readily on a short premise than on a long one: on the
 development claims its P(yes) for supported claims falls as the evidence grows, while that of
 unsupported claims does not, so one threshold is too lenient on a two-line passage and too
-strict on a whole article (benchmarks/ACCURACY.md, eleventh round). The score is corrected in
-log-odds by ``slope`` times the log of the premise's evidence length against
-:data:`REFERENCE_CHARS`; ``slope`` 0 leaves scores as read.
+strict on a whole article (benchmarks/history/accuracy-rounds-2026-11-29-to-12-03.md,
+eleventh round). The score is corrected in log-odds by ``slope`` times the log of the
+premise's evidence length against :data:`REFERENCE_CHARS`; ``slope`` 0 leaves scores as read.
 The verdict cache keeps the judge's own scores: the correction is applied after it.
 
 Off by default (``Settings.length_slope`` 0): it helps claims judged against whole documents of

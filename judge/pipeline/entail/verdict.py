@@ -152,9 +152,9 @@ class VerdictLabelOnly(BaseModel):
 
 
 # Yes/no: "is the claim consistent with the evidence?" The fastest and, for small judges, the
-# most accurate scoring mode (benchmarks/ACCURACY.md). It cannot say "contradicted": with it,
-# contradictions come from the exact checks and the contradiction probe
-# (judge.pipeline.entail.aggregate).
+# most accurate scoring mode (benchmarks/history/accuracy-rounds-2026-11-29-to-12-03.md).
+# It cannot say "contradicted": with it, contradictions come from the exact checks and the
+# contradiction probe (judge.pipeline.entail.aggregate).
 # The answer token's probability is the score.
 YES_NO_LABELS: dict[str, JudgeLabel] = {"yes": "supported", "no": "unsupported"}
 # The contradiction probe after a yes/no "no": does the document make the claim false?
