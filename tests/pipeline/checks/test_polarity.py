@@ -36,6 +36,13 @@ def _refund_evidence() -> str:
         ("The company failed to meet its target.", "The company met its target."),
         ("The company met its target.", "The company failed to meet its target."),
         ("The drug reduces symptoms in adults.", "The drug hardly reduces symptoms in adults."),
+        # a verb that says the act it governs does not happen
+        (
+            "The minister resigned over the report.",
+            "The minister refused to resign over the report.",
+        ),
+        ("She acted in the film Broken Bridges.", "She avoided acting in the film Broken Bridges."),
+        ("The agency has approved the vaccine.", "The agency has yet to approve the vaccine."),
     ],
 )
 def test_a_confident_flip_is_contradicted(claim: str, evidence: str) -> None:
@@ -52,6 +59,10 @@ def test_a_confident_flip_is_contradicted(claim: str, evidence: str) -> None:
     [
         ("Shipping fees are non-refundable.", "Shipping fees are non-refundable."),
         ("The bridge is closed.", "The bridge is not open."),
+        (
+            "She did not act in the film Broken Bridges.",
+            "She avoided acting in the film Broken Bridges.",
+        ),
         ("The bridge is not open to traffic.", "The bridge is not open to traffic at night."),
         ("The drug is effective.", "The drug is effective, but not for children."),
         ("Sales increased in March.", "Sales increased in March, not in April."),
