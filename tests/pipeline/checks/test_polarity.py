@@ -63,6 +63,9 @@ def test_a_confident_flip_is_contradicted(claim: str, evidence: str) -> None:
             "She did not act in the film Broken Bridges.",
             "She avoided acting in the film Broken Bridges.",
         ),
+        # two negations that cancel
+        ("The company did not fail to meet its target.", "The company met its target."),
+        ("The minister did not refuse to resign.", "The minister resigned."),
         ("The bridge is not open to traffic.", "The bridge is not open to traffic at night."),
         ("The drug is effective.", "The drug is effective, but not for children."),
         ("Sales increased in March.", "Sales increased in March, not in April."),
