@@ -23,9 +23,14 @@ embedded generator is the mode's own server. Reported: time to the first verifie
 time, judge calls per claim, and each claim's verdict and the final action in both modes, with
 every difference.
 
-    python benchmarks/harness/streaming.py --judge-url URL --streamed-judge-url URL2 --model ID
+    python -m benchmarks.harness.streaming --judge-url URL --streamed-judge-url URL2 --model ID
         [--answers 10]
         [--embedded-answers 4] [--rate 30] [--max-evidence-chars 2800] [--out DIR]
+
+Judge: two embedded judge servers (``judge local up``, the second with its own state
+directory), or any two endpoints of one model. Time on the 2-core development machine, shared
+(STREAMING.md): a median of 60-77 s per answer and mode; ``--answers 10`` with the scripted
+generator about 25 minutes for both modes, three answers with the embedded one about 9.
 """
 
 from __future__ import annotations
@@ -51,14 +56,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from benchmarks.common import DEV_ANSWERS
 from judge.audit.log import AuditLog
 from judge.config import Settings
 from judge.pipeline.claims.sentences import split_answer
 from judge.service.app import ServeOptions, create_app
 from judge.text.tokens import encoding
 
-REPO = Path(__file__).resolve().parents[2]
-DEV_ANSWERS = REPO.parent / "shared" / "data" / "dev" / "dev_answers.jsonl"
 MODES = ("buffered", "sentences")
 DESCRIPTION = "Streamed against buffered verification through the guard endpoint."
 
