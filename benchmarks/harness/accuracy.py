@@ -7,10 +7,11 @@
 
 Judge: ``collect`` needs one, the endpoint the settings name (``JUDGE_BASE_URL`` and
 ``JUDGE_MODEL``), else the embedded judge (``judge local up``); ``table`` needs none. Time on the
-2-core development machine with the embedded judge: 11.5 s per claim for the default's signals
-(400 development claims: about 80 minutes; RESULTS.md), 15-20 s per claim on a loaded machine
-(eleventh round), 7-9 s per claim for the selected-sentences view alone (twelfth round, 222
-claims in 31 minutes; ACCURACY.md). ``table``: not measured (no judge call).
+2-core development machine with the embedded judge: 15-20 s per claim for the default's signals
+(``--modes whole,probe,sentences``, eleventh round: about 2 hours for the 400 development
+claims; RESULTS.md), 7-9 s per claim for the selected sentences alone (twelfth round: 31
+minutes for 222 claims; history/accuracy-rounds-2026-11-29-to-12-03.md). ``table``: not
+measured (no judge call).
 
 `collect` runs, per claim, the exact checks (no model call) and the judge in the evidence modes
 asked for: the whole cited evidence (windowed), the evidence sentences selected for the claim,

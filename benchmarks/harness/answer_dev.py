@@ -27,8 +27,8 @@ orchestration mistakes (a text that was never verified as a whole) more than jud
 
 Judge: a generator and a judge, by default the embedded model for both (``judge local up``),
 or any endpoint given after ``--``. Time on the 2-core development machine with the embedded
-model: 10-98 s per question, median about 40 s (``-n 20`` and the four examples' questions;
-RESULTS.md, "Grounded answers").
+model: 10-98 s per question, median about 40 s (``-n 20`` and the four examples' questions,
+2026-11-29; history/results-by-round-to-2026-12-04.md, "Grounded answers").
 
 Outputs in ``--out-dir`` (a new temporary folder by default): ``results.jsonl`` (one line per
 question: record id, question, outcome, steps, re-check), the evidence files given to the

@@ -13,9 +13,9 @@ McNemar's exact test compares each configuration with the first.
         --config default= --config search_top2=JUDGE_SEARCH_WHOLE_EVIDENCE=false
 
 Judge: the embedded judge (``judge local up``), or ``--base-url`` and ``--model``. Time on the
-2-core development machine with the embedded judge, per configuration: 11.4-14.4 s per
-development answer (``--per-group 10``, all 100 answers: 19-24 minutes; ACCURACY.md, fifth to
-eleventh rounds), 60-116 s per composed long answer (RESULTS.md).
+2-core development machine with the embedded judge, per configuration: 8.0 s per development
+answer (``--per-group 10``, all 100 answers: about 13 minutes, tenth round), 60-66 s per
+composed long answer (RESULTS.md).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ Run both through `judge eval` with ``answer_levers`` (one record per (dataset, l
     done
 
 Judge: none to write the records (not measured: seconds); ``answer_levers`` needs one to run
-them, 60-116 s per composed answer with the embedded judge on the 2-core development machine
+them, 60-66 s per composed answer with the embedded judge on the 2-core development machine
 (RESULTS.md).
 
 Records carry only ``id``, ``dataset``, ``evidence``, ``answer`` and ``label``; ``meta`` is never

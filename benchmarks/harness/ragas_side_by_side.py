@@ -20,9 +20,9 @@ at 1.0, and supported at >= 0.5.
 
 Judge: the embedded judge (``judge local up``), or ``--base-url`` and ``--model``, for both
 systems; options after ``--`` go to `judge eval`. Time on the 2-core development machine with
-the embedded judge: per claim record, 16.6 s for RAGAS and 3.0 s for `judge eval`
-(``--sample 10``); per development answer, 44-54 s for RAGAS and 13-19 s for `judge eval`
-(``--sample 8``: about 9 minutes in all; RESULTS.md). All 400 development claims take hours.
+the embedded judge: per development answer, 26.5 s for RAGAS and 11.7 s for `judge eval`
+(``--sample 8``: about 5 minutes in all, tenth round; RESULTS.md); per claim record, 16.6 s and
+3.0 s (``--sample 10``, 2026-11-29; history). All 400 development claims take hours.
 """
 
 from __future__ import annotations

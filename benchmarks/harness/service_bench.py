@@ -12,7 +12,7 @@ here does not share an interpreter with either.
 Judge: none for the default run (the scripted fake judge of :mod:`judge.testing`); the embedded
 judge for ``--embedded``. Time on the 2-core development machine: 27-40 requests/s with the
 fake judge (seconds for 200 requests); with the embedded judge, two concurrent requests took
-177-188 s (RESULTS.md, "Service").
+177-188 s (RESULTS.md; history/results-by-round-to-2026-12-04.md, "Service").
 """
 
 from __future__ import annotations
