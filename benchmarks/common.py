@@ -15,6 +15,7 @@ No script imports another script: what two of them need lives here.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import http.server
 import json
@@ -440,6 +441,31 @@ def judged(
 def expected_file(gate: str) -> Path:
     """The committed expected figures of a gate."""
     return EXPECTED / f"{gate}.json"
+
+
+def gate_parser(
+    doc: str | None, gate: str, *, quick: str = "the same run: it is quick"
+) -> argparse.ArgumentParser:
+    """A gate's command line: its own options are added to these, which every gate has."""
+    parser = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    parser.add_argument(
+        "--expected",
+        type=Path,
+        metavar="FILE",
+        default=expected_file(gate),
+        help="the figures to compare with (default: the committed ones)",
+    )
+    parser.add_argument(
+        "--write-expected", type=Path, metavar="FILE", help="record the current figures instead"
+    )
+    parser.add_argument("--quick", action="store_true", help=quick)
+    return parser
+
+
+def compared_with(args: argparse.Namespace) -> Path | None:
+    """The expected figures a run is compared with: none when it records them instead."""
+    expected: Path | None = None if args.write_expected else args.expected
+    return expected
 
 
 def read_expected(path: Path | None) -> dict[str, Any] | None:

@@ -51,6 +51,7 @@ from benchmarks.common import (
     GateResult,
     expected_file,
     finish,
+    gate_parser,
     judged,
     missing_data,
     percent,
@@ -347,13 +348,8 @@ def gate(quick: bool = False, expected: Path | None = None) -> GateResult:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = gate_parser(__doc__, NAME, quick="the dev set only")
     parser.add_argument("--sets", nargs="+", choices=sorted(DATA), default=sorted(DATA))
-    parser.add_argument("--quick", action="store_true", help="the dev set only")
-    parser.add_argument(
-        "--expected", type=Path, default=expected_file(NAME), help="the figures to compare with"
-    )
-    parser.add_argument("--write-expected", type=Path, help="record the current figures instead")
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--show", help="list claims this check (or 'any') flagged")
     parser.add_argument("--label", choices=["supported", "not_supported"])

@@ -16,7 +16,6 @@ Judge: none. Time on the 2-core development machine: under a second (2026-12-04)
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -28,8 +27,10 @@ from typing import Any
 from benchmarks.common import (
     DEV,
     GateResult,
+    compared_with,
     expected_file,
     finish,
+    gate_parser,
     judged,
     missing_data,
     percent,
@@ -141,14 +142,10 @@ def gate(quick: bool = False, expected: Path | None = None) -> GateResult:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
+    parser = gate_parser(__doc__, NAME)
     parser.add_argument("--data", type=Path, default=DEV)
-    parser.add_argument("--expected", type=Path, default=expected_file(NAME))
-    parser.add_argument("--write-expected", type=Path, help="record the current figures instead")
-    parser.add_argument("--quick", action="store_true", help="the same run: it is quick")
     args = parser.parse_args(argv)
-    expected = None if args.write_expected else args.expected
-    result, figures = run(args.data, expected)
+    result, figures = run(args.data, compared_with(args))
     if args.write_expected and figures is not None:
         write_expected(args.write_expected, figures, result.seconds)
     return finish(result)

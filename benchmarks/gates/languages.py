@@ -49,6 +49,7 @@ from benchmarks.common import (
     default_settings,
     expected_file,
     finish,
+    gate_parser,
     judged,
     measured,
     read_expected,
@@ -414,20 +415,9 @@ def gate(quick: bool = False, expected: Path | None = None) -> GateResult:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = gate_parser(__doc__, NAME)
     parser.add_argument("--cases", type=Path, default=CASES_DIR, help="folder of <lang>.jsonl")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the figures here")
-    parser.add_argument(
-        "--expected",
-        type=Path,
-        metavar="FILE",
-        default=expected_file(NAME),
-        help="the figures to compare with (default: the committed ones)",
-    )
-    parser.add_argument(
-        "--write-expected", type=Path, metavar="FILE", help="record the current figures instead"
-    )
-    parser.add_argument("--quick", action="store_true", help="the same run: it is quick")
     parser.add_argument("--show", metavar="LANG", help="print every case of LANG, not the misses")
     return parser.parse_args(argv)
 

@@ -26,7 +26,6 @@ Judge: none. Time on the 2-core development machine: 72 s (2026-12-04).
 
 from __future__ import annotations
 
-import argparse
 import collections
 import itertools
 import random
@@ -43,9 +42,11 @@ from benchmarks.common import (
     DEV_CLAIMS,
     SENTENCE_END,
     GateResult,
+    compared_with,
     evidence_passages,
     expected_file,
     finish,
+    gate_parser,
     judged,
     missing_data,
     percent,
@@ -399,15 +400,12 @@ def gate(quick: bool = False, expected: Path | None = None) -> GateResult:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = gate_parser(__doc__, NAME, quick="left out of the quick gates; alone, the same run")
     parser.add_argument("--data", type=Path, nargs="+", default=list(DATA))
     parser.add_argument("--show", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--expected", type=Path, default=expected_file(NAME))
-    parser.add_argument("--write-expected", type=Path, help="record the current figures instead")
     args = parser.parse_args(argv)
-    expected = None if args.write_expected else args.expected
-    result, edits = run(args.data, expected, args.seed, args.show)
+    result, edits = run(args.data, compared_with(args), args.seed, args.show)
     if args.write_expected and edits is not None:
         write_expected(args.write_expected, figures(edits), result.seconds)
     return finish(result)

@@ -15,7 +15,6 @@ Judge: none. Time on the 2-core development machine: 19 s (2026-12-04).
 
 from __future__ import annotations
 
-import argparse
 import collections
 import sys
 import time
@@ -29,9 +28,11 @@ from benchmarks.common import (
     DEV_CLAIMS,
     SENTENCE_END,
     GateResult,
+    compared_with,
     evidence_passages,
     expected_file,
     finish,
+    gate_parser,
     judged,
     missing_data,
     read_expected,
@@ -121,7 +122,7 @@ def gate(quick: bool = False, expected: Path | None = None) -> GateResult:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = gate_parser(__doc__, NAME)
     parser.add_argument(
         "--data",
         type=Path,
@@ -130,12 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="labelled records whose evidence is read (default: the dev claims and answers)",
     )
     parser.add_argument("--show", type=int, default=5)
-    parser.add_argument("--expected", type=Path, default=expected_file(NAME))
-    parser.add_argument("--write-expected", type=Path, help="record the current figures instead")
-    parser.add_argument("--quick", action="store_true", help="the same run: it is quick")
     args = parser.parse_args(argv)
-    expected = None if args.write_expected else args.expected
-    result, copies = run(args.data, expected, args.show)
+    result, copies = run(args.data, compared_with(args), args.show)
     if args.write_expected and copies is not None:
         write_expected(args.write_expected, figures(copies), result.seconds)
     return finish(result)
