@@ -19,11 +19,15 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from functools import cache
+from functools import cache, partial
 
 from judge.reading import lexicon
 
 __all__ = ["SPELLED_BY_TEXT2NUM", "cjk_numerals", "reading_text"]
+
+# Spellings matched as written: a space in one is that space.
+_exact = partial(lexicon.alternation, any_space=False)
+
 
 # The languages whose spelled numbers text2num turns into digits.
 SPELLED_BY_TEXT2NUM = frozenset({"fr", "es", "pt", "de", "it", "nl"})
@@ -177,12 +181,8 @@ def _unit_words(language: str) -> re.Pattern[str] | None:
     """What text2num must not read as a number of its own: a scale word of ``language`` after
     digits ("3,3 millones", "2 Mio."), which the number reader reads as the number's scale,
     and the percent words ("pour cent" holds "cent", a hundred)."""
-    scales = (
-        _alternation(lexicon.words("scales", language)) if lexicon.has("scales", language) else ""
-    )
-    percent = (
-        _alternation(lexicon.words("percent", language)) if lexicon.has("percent", language) else ""
-    )
+    scales = _exact(lexicon.words("scales", language)) if lexicon.has("scales", language) else ""
+    percent = _exact(lexicon.words("percent", language)) if lexicon.has("percent", language) else ""
     parts = ([rf"\d[\d.,]*\s?(?:{scales})(?!\w)"] if scales else []) + (
         [rf"(?<!\w)(?:{percent})(?!\w)"] if percent else []
     )
@@ -191,10 +191,6 @@ def _unit_words(language: str) -> re.Pattern[str] | None:
 
 def _list(name: str, language: str) -> frozenset[str]:
     return lexicon.words(name, language) if lexicon.has(name, language) else frozenset()
-
-
-def _alternation(words: frozenset[str]) -> str:
-    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
 
 
 # --- numbers in words of the languages text2num does not read --------------------------------

@@ -48,24 +48,25 @@ __all__ = [
 ]
 
 
-def _alternation(words: AbstractSet[str] | tuple[str, ...]) -> str:
-    return "|".join(
-        re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True)
-    )
-
-
 _NEGATION_WORDS = (
     lexicon.words("negation", name="word") | lexicon.words("negation", name="phrase")
 ) - {"n't"}
-NEGATION = re.compile(rf"\b(?:{_alternation(_NEGATION_WORDS)})\b|n't\b", re.IGNORECASE)
+NEGATION = re.compile(rf"\b(?:{lexicon.alternation(_NEGATION_WORDS)})\b|n't\b", re.IGNORECASE)
 # "not only", "no doubt", "nothing but", "no later than": negation words that assert.
 NOT_NEGATION = re.compile(
-    rf"\b(?:{_alternation(lexicon.words('negation', name='asserting'))})\b", re.IGNORECASE
+    rf"\b(?:{lexicon.alternation(lexicon.words('negation', name='asserting'))})\b", re.IGNORECASE
 )
-EXCEPTION = re.compile(rf"\b(?:{_alternation(lexicon.words('exceptions'))})\b", re.IGNORECASE)
+EXCEPTION = re.compile(
+    rf"\b(?:{lexicon.alternation(lexicon.words('exceptions'))})\b", re.IGNORECASE
+)
 THAN = re.compile(r"\bthan\b", re.IGNORECASE)
 _QUANTIFIERS = tuple(
-    (name, re.compile(rf"\b(?:{_alternation(lexicon.words('quantifiers', name=name))})\b", re.I))
+    (
+        name,
+        re.compile(
+            rf"\b(?:{lexicon.alternation(lexicon.words('quantifiers', name=name))})\b", re.I
+        ),
+    )
     for name in ("none", "all", "some")
 )
 
@@ -85,7 +86,7 @@ def sense_words(text: str) -> dict[int, str]:
     found: dict[int, str] = {}
     for entry in lexicon.entries("senses"):
         for phrase in entry.words:
-            for match in re.finditer(rf"\b{_alternation((phrase,))}\b", text, re.IGNORECASE):
+            for match in re.finditer(rf"\b{lexicon.alternation((phrase,))}\b", text, re.IGNORECASE):
                 inner = re.search(rf"\b{re.escape(entry.name)}\b", match.group(0), re.I)
                 if inner is not None:
                     found[match.start() + inner.start()] = entry.value
@@ -105,7 +106,7 @@ _ANY_PREFIX = lexicon.words("negating_prefixes", name="any")
 _ADJECTIVE_PREFIX = lexicon.words("negating_prefixes", name="adjective")
 _LISTED = lexicon.words("negating_prefixes", name="listed")
 _ADJECTIVE_ENDINGS = tuple(lexicon.words("negating_prefixes", name="adjective_endings"))
-_PREFIXES = _alternation(_ANY_PREFIX | _ADJECTIVE_PREFIX | {"dis"})
+_PREFIXES = lexicon.alternation(_ANY_PREFIX | _ADJECTIVE_PREFIX | {"dis"})
 _PREFIX = re.compile(rf"^(?P<prefix>{_PREFIXES})-?(?P<bare>[a-z]{{4,}})")
 
 
@@ -147,7 +148,7 @@ def _opposite_prefixes() -> dict[str, str]:
 
 
 _OPPOSITE_PREFIX = _opposite_prefixes()
-_HYPHEN_PREFIX = re.compile(rf"^({_alternation(frozenset(_OPPOSITE_PREFIX))})-(\w.+)$")
+_HYPHEN_PREFIX = re.compile(rf"^({lexicon.alternation(frozenset(_OPPOSITE_PREFIX))})-(\w.+)$")
 
 
 def prefix_opposite(word: str) -> str | None:

@@ -28,27 +28,21 @@ from judge.reading.restatement import CONFIDENT_OVERLAP
 from judge.reading.words import word_form
 from judge.schemas import CheckOutcome, Finding, Label
 
-
-def _alternation(words: frozenset[str]) -> str:
-    return "|".join(
-        re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True)
-    )
-
-
 # "may" and "could" also grant permission or state an ability ("items may be returned within
 # 30 days", "customers could cancel"): they hedge only before a verb of cause and effect or a
 # perfect ("may have caused"), as findings are hedged.
 _MODAL_HEDGE = (
-    rf"(?:{_alternation(lexicon.words('epistemic_hedges', name='modal'))})\s+"
-    rf"(?:{_alternation(lexicon.words('epistemic_hedges', name='effect'))})s?"
+    rf"(?:{lexicon.alternation(lexicon.words('epistemic_hedges', name='modal'))})\s+"
+    rf"(?:{lexicon.alternation(lexicon.words('epistemic_hedges', name='effect'))})s?"
 )
+_HEDGE_WORDS = lexicon.alternation(lexicon.words("epistemic_hedges", name="hedge"))
 _HEDGE = re.compile(
-    rf"\b(?:{_MODAL_HEDGE}|{_alternation(lexicon.words('epistemic_hedges', name='hedge'))})\b",
+    rf"\b(?:{_MODAL_HEDGE}|{_HEDGE_WORDS})\b",
     re.IGNORECASE,
 )
 # Words by which a claim hedges too, though they do not hedge evidence: "can" says what is
 # possible, "would" what follows, "indicates" and "according to" whose finding it is.
-_CLAIM_ONLY = _alternation(lexicon.words("epistemic_hedges", name="claim_only"))
+_CLAIM_ONLY = lexicon.alternation(lexicon.words("epistemic_hedges", name="claim_only"))
 _CLAIM_HEDGE = re.compile(rf"{_HEDGE.pattern}|\b(?:{_CLAIM_ONLY})\b", re.IGNORECASE)
 
 

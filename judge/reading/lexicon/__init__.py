@@ -17,13 +17,14 @@ adding its folder; a list a language lacks makes the rules that read it skip tha
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-__all__ = ["Entry", "entries", "has", "languages", "names", "phrases", "words"]
+__all__ = ["Entry", "alternation", "entries", "has", "languages", "names", "phrases", "words"]
 
 _KEYS = frozenset({"words", "why", "example", "name", "against", "licensed_by", "idioms", "value"})
 
@@ -86,6 +87,13 @@ def phrases(list_name: str, language: str = "en", name: str | None = None) -> tu
         for word in entry.words
     )
     return tuple(sorted(found, key=len, reverse=True))
+
+
+def alternation(words: Iterable[str], *, any_space: bool = True) -> str:
+    """A regular-expression alternation of ``words``, escaped, longest first (so "no longer"
+    wins over "no"); with ``any_space`` a space in a phrase matches any run of spaces."""
+    escaped = (re.escape(word) for word in sorted(words, key=len, reverse=True))
+    return "|".join(e.replace(r"\ ", r"\s+") if any_space else e for e in escaped)
 
 
 def names(list_name: str, language: str = "en") -> tuple[str, ...]:

@@ -213,10 +213,7 @@ FOLD = re.compile(
 
 # Roman numerals where a count is written that way: "phase III", "type II diabetes",
 # "stage IV"; only after such a word. Elsewhere "I" is a pronoun and "V" a letter.
-_ROMAN_CONTEXT = "|".join(
-    re.escape(word).replace(r"\ ", r"\s+")
-    for word in sorted(lexicon.words("number_words", name="roman_context"), key=len, reverse=True)
-)
+_ROMAN_CONTEXT = lexicon.alternation(lexicon.words("number_words", name="roman_context"))
 ROMAN = re.compile(rf"(?i:\b(?:{_ROMAN_CONTEXT})\s+)(?P<roman>[IVX]{{1,6}})\b(?!-\w)")
 # A quarter of a year written "Q3" is the third quarter: an ordinal.
 QUARTER = re.compile(r"\bQ(?P<quarter>[1-4])\b")

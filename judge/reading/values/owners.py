@@ -26,27 +26,25 @@ from judge.reading.values.times import ClockTime
 __all__ = ["Owned", "assign", "references"]
 
 
-def _alternation(words: frozenset[str]) -> str:
-    return "|".join(
-        re.escape(word).replace(r"\ ", r"\s+") for word in sorted(words, key=len, reverse=True)
-    )
-
-
 # Inline citation markers ("[1]", "[2, 3]"), list enumerators ("8) The report...", or one
 # left at the end of a sentence cut from a list: "such as: 1."), the number of a passage or
 # source an answer names ("as stated in passage 2"), and an ordinal that orders an answer's
 # points ("Third, ...") are references and layout, not values a text states.
+_LABELS = lexicon.alternation(lexicon.words("references", name="label"))
+_ORDINALS = lexicon.alternation(lexicon.words("number_words", name="ordinal"))
 _REFERENCES = re.compile(
     r"\[\s*\d+(?:\s*[,;-]\s*\d+)*\s*\]"
     r"|^\s*\(?\d{1,2}[.)]\s+(?=[A-Za-z])"
     r"|(?<=[:.!?])\s+\d{1,2}\.\s*$"
-    rf"|\b(?i:{_alternation(lexicon.words('references', name='label'))})\s*#?\s*\d+\b"
-    rf"|(?:^|(?<=[.!?:;]\s))(?i:{_alternation(lexicon.words('number_words', name='ordinal'))})"
+    rf"|\b(?i:{_LABELS})\s*#?\s*\d+\b"
+    rf"|(?:^|(?<=[.!?:;]\s))(?i:{_ORDINALS})"
     r"(?=\s*,)",
     re.MULTILINE,
 )
 # Names that hold a number ("coronavirus disease 2019"): owned before any value is read.
-_NUMBERED_NAMES = re.compile(rf"\b(?i:{_alternation(lexicon.words('numbered_names'))})(?!\w)")
+_NUMBERED_NAMES = re.compile(
+    rf"\b(?i:{lexicon.alternation(lexicon.words('numbered_names'))})(?!\w)"
+)
 
 
 class _Span(Protocol):

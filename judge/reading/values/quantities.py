@@ -98,9 +98,8 @@ _SIGN = re.compile(r"(?:^|[\s(\[=:;,])-$")
 
 def _phrases(*lists: tuple[str, str]) -> str:
     """An alternation of the phrases of (list, group) pairs, longest first, spaces flexible."""
-    found = {phrase for name, group in lists for phrase in lexicon.words(name, name=group)}
-    return "|".join(
-        re.escape(phrase).replace(r"\ ", r"\s+") for phrase in sorted(found, key=len, reverse=True)
+    return lexicon.alternation(
+        {phrase for name, group in lists for phrase in lexicon.words(name, name=group)}
     )
 
 

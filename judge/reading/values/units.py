@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import cache
+from functools import cache, partial
 from typing import TYPE_CHECKING
 
 from judge.reading import lexicon
@@ -39,6 +39,10 @@ __all__ = [
     "unit_words",
 ]
 
+# Spellings matched as written: a space in one is that space.
+_exact = partial(lexicon.alternation, any_space=False)
+
+
 PERCENT = "%"
 COUNT = "count"  # the dimension of what a counter counts: "count:people"
 POINTS = "pp"
@@ -47,10 +51,6 @@ ENGLISH = "en"
 # Units in the scripts that write them right after the digits, with no space or word boundary
 # after them ("60天内", "3年間").
 _CJK = re.compile(f"[{CJK_LETTERS}]")
-
-
-def _alternation(words: frozenset[str] | tuple[str, ...]) -> str:
-    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
 
 
 def _words(list_name: str, language: str, name: str | None = None) -> frozenset[str]:
@@ -164,34 +164,34 @@ def unit_words(language: str = ENGLISH) -> UnitWords:
     cjk_names = (names | _CODES) - latin_names
     return UnitWords(
         currency_before=re.compile(
-            rf"(?:{symbol_before}|\b(?:{_alternation(_CODES)}))\s?$", re.IGNORECASE
+            rf"(?:{symbol_before}|\b(?:{_exact(_CODES)}))\s?$", re.IGNORECASE
         ),
         currency_after=re.compile(
-            rf"^\s?(?:(?P<word>{_alternation(latin_names)})(?!\w)"
-            + (rf"|(?P<cjk>{_alternation(cjk_names)})" if cjk_names else "")
-            + rf"|(?P<symbol>{_alternation(signs)}))",
+            rf"^\s?(?:(?P<word>{_exact(latin_names)})(?!\w)"
+            + (rf"|(?P<cjk>{_exact(cjk_names)})" if cjk_names else "")
+            + rf"|(?P<symbol>{_exact(signs)}))",
             re.IGNORECASE,
         ),
         scales=scales,
-        scale_word=re.compile(rf"^\s?({_alternation(scale_words)})(?!\w)", re.IGNORECASE),
+        scale_word=re.compile(rf"^\s?({_exact(scale_words)})(?!\w)", re.IGNORECASE),
         scale_suffix=re.compile(
-            rf"^({_alternation(_words('scales', language, 'suffix'))})\b", re.IGNORECASE
+            rf"^({_exact(_words('scales', language, 'suffix'))})\b", re.IGNORECASE
         ),
         scale_before_currency=re.compile(
-            rf"^\s?({_alternation(_words('scales', language, 'before_currency'))})(?=\s?[$€£¥])"
+            rf"^\s?({_exact(_words('scales', language, 'before_currency'))})(?=\s?[$€£¥])"
             if _words("scales", language, "before_currency")
             else r"(?!)",
             re.IGNORECASE,
         ),
         percent_after=re.compile(
-            rf"^(?:\s?(?:(?P<pp>{_alternation(_words('percent', language, 'points'))})"
-            rf"|(?P<pct>[%％]|{_alternation(percent_words)}(?!\w)))"
-            rf"|(?:{_alternation(_words('percent', language, 'glued'))})\b)",
+            rf"^(?:\s?(?:(?P<pp>{_exact(_words('percent', language, 'points'))})"
+            rf"|(?P<pct>[%％]|{_exact(percent_words)}(?!\w)))"
+            rf"|(?:{_exact(_words('percent', language, 'glued'))})\b)",
             re.IGNORECASE,
         ),
         measure_after=re.compile(
-            rf"^(?P<sep>\s?-?\s?)(?P<unit>(?:{_alternation(latin)})(?![\w°/])"
-            + (rf"|{_alternation(cjk)}" if cjk else "")
+            rf"^(?P<sep>\s?-?\s?)(?P<unit>(?:{_exact(latin)})(?![\w°/])"
+            + (rf"|{_exact(cjk)}" if cjk else "")
             + ")",
             re.IGNORECASE,
         ),

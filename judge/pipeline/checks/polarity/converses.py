@@ -25,14 +25,10 @@ MIN_SHARED = 2
 # idioms); and a bound on a number ("more than 50", "at least two") is the number check's.
 # A bound on anything else ("at least through next season"), or on "one", which the number
 # check does not read as a value ("at least one dose"), is read here: "at most" says otherwise.
-_BOUNDS = sorted(
-    (w for w in lexicon.words("limits") if w[0].isalpha() and " " in w), key=len, reverse=True
-)
+_BOUNDS = lexicon.alternation(w for w in lexicon.words("limits") if w[0].isalpha() and " " in w)
 _IDIOM = re.compile(
     "|".join(rf"\b{re.escape(idiom)}\b".replace(r"\ ", r"\s+") for idiom in CONVERSE_IDIOMS)
-    + r"|\b(?:"
-    + "|".join(re.escape(bound).replace(r"\ ", r"\s+") for bound in _BOUNDS)
-    + r")\s+(?:\d|two\b|three\b)",
+    + rf"|\b(?:{_BOUNDS})\s+(?:\d|two\b|three\b)",
     re.IGNORECASE,
 )
 
