@@ -22,12 +22,12 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from judge.pipeline.checks.outcome import conflicting, missing, passed
-from judge.reading import Reading, lexicon, read
+from judge.reading import Reading, read
 from judge.reading.restatement import Grain, best_sentences, restatements, wanted_forms
 from judge.reading.values import units
 from judge.reading.values.derivation import arithmetic_cue, by_arithmetic, by_conversion
 from judge.reading.values.matching import found_in, rounds_to, same_quantity
-from judge.reading.values.quantities import Quantity
+from judge.reading.values.quantities import Quantity, with_limit
 from judge.reading.values.slots import kind
 from judge.schemas import CheckOutcome, Label
 
@@ -67,36 +67,7 @@ def _as_written(
     least 5 days")."""
     if mine.text.casefold() != theirs.text.casefold():
         return mine.text, theirs.text
-    return _with_limit(mine, claim.text), _with_limit(theirs, evidence.text)
-
-
-def _limit_pattern() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    entries = lexicon.entries("limits")
-    before = [w for e in entries if not e.name.endswith("_after") for w in e.words]
-    after = [w for e in entries if e.name.endswith("_after") for w in e.words]
-
-    def alternation(words: list[str]) -> str:
-        return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-
-    return (
-        re.compile(rf"(?:^|\W)(?P<limit>{alternation(before)})\s*(?:[$€£¥]\s*)?$", re.IGNORECASE),
-        re.compile(rf"^\s*(?P<limit>{alternation(after)})(?!\w)", re.IGNORECASE),
-    )
-
-
-_LIMIT_BEFORE, _LIMIT_AFTER = _limit_pattern()
-
-
-def _with_limit(quantity: Quantity, text: str) -> str:
-    """The number with the limit words around it as ``text`` writes them."""
-    if quantity.bound is None:
-        return quantity.text
-    start, end = quantity.start, quantity.end
-    if found := _LIMIT_BEFORE.search(text[max(0, start - 30) : start]):
-        start -= len(text[max(0, start - 30) : start]) - found.start("limit")
-    elif found := _LIMIT_AFTER.match(text[end : end + 20]):
-        end += found.end("limit")
-    return text[start:end]
+    return with_limit(mine, claim.text), with_limit(theirs, evidence.text)
 
 
 def score_conflicts(claim: Reading, evidence: Reading) -> list[tuple[str, str]]:

@@ -192,6 +192,24 @@ def _bound(before: str, after: str, words: units.UnitWords = _EN) -> Bound | Non
     return None
 
 
+def with_limit(quantity: Quantity, text: str) -> str:
+    """The number as ``text`` writes it with the words that make it a limit ("at most 5 days",
+    "under $50", "50 or more"), read as :func:`_bound` reads them; the number alone when it is
+    none."""
+    if quantity.bound is None:
+        return quantity.text
+    start, end = quantity.start, quantity.end
+    window = max(0, start - 24)
+    before = _EN.currency_before.sub("", text[window:start])
+    for _, pattern in _BOUND_BEFORE:
+        if found := pattern.search(before):
+            return text[window + found.start() : end]
+    for _, pattern in _BOUND_AFTER:
+        if found := pattern.match(text[end : end + 24]):
+            return text[start : end + found.end()]
+    return quantity.text
+
+
 # A height in feet and inches, as sports writing gives it: "6-foot-4", "6-foot-four".
 _HEIGHT = re.compile(r"\w+-(?:foot|feet)-\w+", re.IGNORECASE)
 # Between the two ends of a range. After "to" the second may repeat the currency ("$50 to
