@@ -144,7 +144,7 @@ def measured(seconds: float) -> dict[str, Any]:
 # --- the embedded judge ------------------------------------------------------------------------
 
 
-def local_judge_endpoint(model: str | None) -> tuple[str, str | None]:
+def local_judge_endpoint(model: str | None) -> tuple[str, str]:
     """The running embedded judge's base URL and model id (``model`` if given); exits when
     there is none."""
     status = subprocess.run(
@@ -158,8 +158,23 @@ def local_judge_endpoint(model: str | None) -> tuple[str, str | None]:
     except ValueError:
         info = {}
     if not info.get("healthy"):
-        raise SystemExit("no healthy local judge: start one with `judge local up`, or --base-url")
+        raise SystemExit("no healthy local judge: start one with `judge local up`")
     return str(info["base_url"]), model or str(info["model_id"])
+
+
+def timed_verify(
+    request: Path, env: dict[str, str]
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    """`judge verify --json REQUEST` as a fresh process, as a user runs it, and its wall seconds."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "judge", "verify", "--json", str(request)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done, time.perf_counter() - started
 
 
 # --- a counting proxy --------------------------------------------------------------------------

@@ -20,30 +20,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import diskcache
 
+from benchmarks.common import local_judge_endpoint, timed_verify
 from judge.judges.cache_store import STORE_SETTINGS
 
 
 def _verify(request: Path, env: dict[str, str]) -> dict[str, Any]:
-    started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "judge", "verify", "--json", str(request)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    wall = round(time.perf_counter() - started, 2)
-    row: dict[str, Any] = {"exit": done.returncode, "wall_s": wall}
+    done, wall = timed_verify(request, env)
+    row: dict[str, Any] = {"exit": done.returncode, "wall_s": round(wall, 2)}
     try:
         response = json.loads(done.stdout)
     except ValueError:
@@ -64,14 +54,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("request", type=Path)
     args = parser.parse_args()
-    local = json.loads(
-        subprocess.run(
-            [sys.executable, "-m", "judge", "local", "status", "--json"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    )
+    base_url = os.environ.get("JUDGE_BASE_URL", "")
+    model = os.environ.get("JUDGE_MODEL", "")
+    if not (base_url and model):
+        local_url, model = local_judge_endpoint(model or None)
+        base_url = base_url or local_url
     with tempfile.TemporaryDirectory(prefix="judge-repeat-faults-") as scratch:
         state = Path(scratch) / "state"
         request = Path(scratch) / "request.json"
@@ -79,8 +66,8 @@ def main() -> None:
         env = {
             **os.environ,
             "JUDGE_STATE_DIR": str(state),
-            "JUDGE_BASE_URL": os.environ.get("JUDGE_BASE_URL") or local["base_url"],
-            "JUDGE_MODEL": os.environ.get("JUDGE_MODEL") or local["model_id"],
+            "JUDGE_BASE_URL": base_url,
+            "JUDGE_MODEL": model,
         }
 
         def store() -> diskcache.Cache:

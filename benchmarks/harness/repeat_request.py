@@ -27,24 +27,15 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common import local_judge_endpoint, timed_verify
+
 
 def run_once(request: Path, env: dict[str, str]) -> dict[str, Any]:
-    started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "judge", "verify", "--json", str(request)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    wall = time.perf_counter() - started
+    done, wall = timed_verify(request, env)
     if done.returncode not in (0, 1):
         raise SystemExit(f"judge verify exited {done.returncode}: {done.stderr.strip()}")
     response = json.loads(done.stdout)
@@ -61,22 +52,13 @@ def main() -> None:
     parser.add_argument("request", type=Path)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    local = json.loads(
-        subprocess.run(
-            [sys.executable, "-m", "judge", "local", "status", "--json"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    )
-    if not local.get("healthy"):
-        raise SystemExit("the embedded judge is not running: `judge local up` first")
+    base_url, model = local_judge_endpoint(None)
     with tempfile.TemporaryDirectory(prefix="judge-repeat-") as state_dir:
         env = {
             **os.environ,
             "JUDGE_STATE_DIR": state_dir,
-            "JUDGE_BASE_URL": local["base_url"],
-            "JUDGE_MODEL": local["model_id"],
+            "JUDGE_BASE_URL": base_url,
+            "JUDGE_MODEL": model,
         }
         first = run_once(args.request, env)
         print(json.dumps({"run": "first", **first}), flush=True)
