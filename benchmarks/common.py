@@ -37,8 +37,8 @@ from typing import Any, Literal
 import httpx
 
 from judge.eval.records import load_records
+from judge.reading.normalise import normalise
 from judge.reading.values.dates import MONTHS, WEEKDAYS
-from judge.text.normalise import normalise
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

@@ -41,7 +41,6 @@ if TYPE_CHECKING:
         RequestDeadlineExceeded,
         VerifierFault,
     )
-    from judge.pipeline.entail.types import EntailmentResult, Premise, PremisePiece
     from judge.protocols import (
         Check,
         ConclusionExtractor,
@@ -71,6 +70,7 @@ if TYPE_CHECKING:
         VerifyRequest,
         VerifyResponse,
     )
+    from judge.schemas.judging import EntailmentResult, Premise, PremisePiece
     from judge.stream import Release, StreamedSentence, StreamEnd, StreamLimits, StreamResult
 
 __version__ = "0.1.0"
@@ -117,7 +117,7 @@ _EXPORTS = {
         "Pingable",
         "RequestScoped",
     ),
-    "judge.pipeline.entail.types": ("EntailmentResult", "Premise", "PremisePiece"),
+    "judge.schemas.judging": ("EntailmentResult", "Premise", "PremisePiece"),
     "judge.stream": ("Release", "StreamEnd", "StreamLimits", "StreamResult", "StreamedSentence"),
     "judge.errors": (
         "AuditError",

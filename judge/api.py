@@ -33,10 +33,11 @@ from pydantic import ValidationError
 
 from judge.config import Settings, _refuse_unknown, load_settings
 from judge.errors import InputError, VerifierFault, fault_text
+from judge.inputs.request import input_error_from, parse_request
 from judge.judges.wrappers import UnavailableJudge
 from judge.pipeline import runner
 from judge.pipeline.entail import thresholds as calibration
-from judge.pipeline.inputs import input_error_from, parse_request
+from judge.pipeline.entail.connect import judge_for_run
 from judge.protocols import Check, Judge
 from judge.schemas import Passage, StructuredClaim, VerifyRequest, VerifyResponse
 from judge.settings_check import validated
@@ -121,7 +122,9 @@ async def verify(
     """Verify one answer, opening (and closing) the judge for this call. For many calls, keep a
     :class:`Verifier` open instead. ``checks`` replaces the default exact checks."""
     req = _request(request, answer, evidence, question, claims)
-    return await runner.verify(req, settings, judge=judge, use_judge=use_judge, checks=checks)
+    settings = settings or load_settings()
+    async with judge_for_run(settings, judge, use_judge=use_judge) as opened:
+        return await runner.verify(req, settings, judge=opened, checks=checks)
 
 
 def verify_sync(
@@ -137,9 +140,18 @@ def verify_sync(
     checks: Sequence[Check] | None = None,
 ) -> VerifyResponse:
     """Blocking :func:`verify`; inside a running event loop it runs on a worker thread."""
-    req = _request(request, answer, evidence, question, claims)
     return _run_blocking(
-        runner.verify(req, settings, judge=judge, use_judge=use_judge, checks=checks)
+        verify(
+            request,
+            settings,
+            answer=answer,
+            evidence=evidence,
+            question=question,
+            claims=claims,
+            judge=judge,
+            use_judge=use_judge,
+            checks=checks,
+        )
     )
 
 
@@ -269,7 +281,6 @@ class Verifier:
             req,
             self.settings,
             judge=judge,
-            use_judge=self.use_judge,
             checks=self.checks,
             thresholds=self.thresholds,
         )
@@ -322,7 +333,7 @@ class _Session:
     async def judge(self) -> Judge:
         async with self._opening:
             if self._judge is None:
-                from judge.judges.endpoint import open_judge
+                from judge.pipeline.entail.connect import open_judge
 
                 self._judge = await self._stack.enter_async_context(open_judge(self._settings))
             return self._judge

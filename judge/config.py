@@ -11,8 +11,8 @@ from typing import Any
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from judge.inputs import strict_json
 from judge.state import cache_directory, default_state_dir
-from judge.text import strict_json
 
 # The steepest correction of the support score for the evidence length a setting may ask.
 MAX_LENGTH_SLOPE = 3.0
@@ -259,7 +259,7 @@ class Settings(BaseSettings):
     @field_validator("base_url", mode="before")
     @classmethod
     def _join_base_urls(cls, value: Any) -> Any:
-        from judge.judges.endpoint_urls import normalise_base_urls
+        from judge.settings_check import normalise_base_urls
 
         return normalise_base_urls(value)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from judge.pipeline.entail.types import EntailmentResult, Premise
 from judge.schemas import CheckOutcome, Claim
+from judge.schemas.judging import EntailmentResult, Premise
 
 
 @runtime_checkable

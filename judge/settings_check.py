@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+import httpx
 from pydantic import BaseModel, ValidationError
 
 from judge.errors import ConfigError
@@ -95,3 +96,42 @@ def _first_error(exc: ValidationError, name: Callable[[str], str]) -> str:
     shown = f" = {value!r}" if value is not None and not isinstance(value, dict) else ""
     message = str(error["msg"]).removeprefix("Value error, ")
     return f"invalid {name(field)}{shown[:80]}: {message}"
+
+
+def normalise_base_urls(value: Any) -> str | None:
+    """The endpoints as one comma-joined string, each checked to be an http(s) URL with a host.
+
+    Raises ``ValueError`` (reported by the settings as naming ``base_url``) for a bad entry.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        parts = value.split(",")
+    elif isinstance(value, list | tuple):
+        parts = []
+        for item in value:
+            if not isinstance(item, str):
+                raise ValueError(f"each base URL must be a string, not {type(item).__name__}")
+            parts.extend(item.split(","))
+    else:
+        raise ValueError("give a URL, a comma-separated list of URLs, or a list of URLs")
+    urls = [part.strip() for part in parts if part.strip()]
+    if not urls:
+        if isinstance(value, str):
+            return None  # an empty JUDGE_BASE_URL means none: the embedded judge
+        raise ValueError("the list of base URLs is empty")
+    for url in urls:
+        _check_url(url)
+    duplicates = sorted({u for u in urls if urls.count(u) > 1})
+    if duplicates:
+        raise ValueError(f"base URL {duplicates[0]!r} is listed twice")
+    return ",".join(urls)
+
+
+def _check_url(url: str) -> None:
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        raise ValueError(f"{url!r} is not a URL: {exc}") from None
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise ValueError(f"{url!r} is not an http(s) URL with a host")

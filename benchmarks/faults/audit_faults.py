@@ -140,9 +140,9 @@ def disk(args: argparse.Namespace) -> None:
 
     from judge.audit.log import AuditLog
     from judge.config import Settings
-    from judge.judges.http import build_http_judge
-    from judge.judges.rule_based import FAKE_BASE_URL, FAKE_MODEL, RuleJudge
+    from judge.pipeline.entail.llm_judge import build_http_judge
     from judge.service.app import ServeOptions, create_app
+    from judge.testing.rule_judge import FAKE_BASE_URL, FAKE_MODEL, RuleJudge
 
     mount = Path(tempfile.mkdtemp(prefix="judge-small-fs-"))
     subprocess.run(
@@ -279,7 +279,7 @@ def replay_real(args: argparse.Namespace) -> None:
     from judge.audit.log import AuditLog
     from judge.cli.replay import replay
     from judge.config import load_settings
-    from judge.pipeline.inputs import parse_request
+    from judge.inputs.request import parse_request
     from judge.pipeline.runner import verify
 
     settings = load_settings()

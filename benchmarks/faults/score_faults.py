@@ -22,11 +22,11 @@ from starlette.testclient import TestClient
 from benchmarks.common import ROOT
 from judge.audit.log import AuditLog
 from judge.config import Settings
-from judge.judges.http import build_http_judge
-from judge.judges.rule_based import FAKE_MODEL, SCORE_FAULT_NAMES, RuleJudge, ScoreFault
 from judge.judges.transport import default_http_client
+from judge.pipeline.entail.llm_judge import build_http_judge
 from judge.service.app import ServeOptions, create_app
 from judge.testing import run_fake_openai_server
+from judge.testing.rule_judge import FAKE_MODEL, SCORE_FAULT_NAMES, RuleJudge, ScoreFault
 
 EXAMPLE = ROOT / "examples" / "multi_hop.json"
 

@@ -38,7 +38,7 @@ from benchmarks.common import (
     skipped,
     write_expected,
 )
-from judge.text.injection import find_injections
+from judge.reading.injection import find_injections
 
 NAME = "injection_dev"
 FILES = (("dev_claims.jsonl", "claim"), ("dev_answers.jsonl", "answer"))

@@ -52,9 +52,9 @@ from benchmarks.common import (
 from judge.config import Settings, load_settings
 from judge.pipeline.entail.claim import evidence_views, pointer_spans, premise_spans
 from judge.pipeline.entail.select import rank_sentences, select_evidence
-from judge.pipeline.entail.types import Premise
 from judge.pipeline.ledger import freeze_ledger
 from judge.schemas import Claim, EvidenceLedger, EvidenceSpan, Passage
+from judge.schemas.judging import Premise
 
 NAME = "pointers_dev"
 GATED = "sentence"  # the pointers as they are; "previous" is how they were, for comparison

@@ -56,14 +56,14 @@ from judge.eval.calibrate import (
 from judge.eval.crossval import leave_one_group_out
 from judge.eval.metrics import balanced_accuracy, roc_auc
 from judge.judges.cache import VerdictCache
-from judge.judges.endpoint import resolve_endpoint
-from judge.judges.http import build_http_judge
 from judge.pipeline.checks import default_checks
 from judge.pipeline.entail.aggregate import judge_over_windows
 from judge.pipeline.entail.claim import claim_premises, evidence_views, selected_spans
-from judge.pipeline.entail.types import Premise
+from judge.pipeline.entail.connect import resolve_endpoint
+from judge.pipeline.entail.llm_judge import build_http_judge
 from judge.reading.sentences import split_sentences
 from judge.schemas import CheckStatus, Claim, EvidenceLedger, Passage
+from judge.schemas.judging import Premise
 
 MODES = ("whole", "selected")
 # Steps 1-14 were measured in 700-token windows (the default before step 15 made it 2000).

@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import DEV_CLAIMS, ROOT
+from judge.api import verify
 from judge.config import Settings, load_settings
-from judge.judges import templates
-from judge.pipeline.runner import verify
+from judge.prompts import rendering as templates
 from judge.schemas import Action, VerifyResponse
 
 RESULTS = ROOT / "benchmarks" / "results" / "injection_pairs.jsonl"

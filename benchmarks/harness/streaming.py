@@ -60,8 +60,8 @@ from benchmarks.common import DEV_ANSWERS
 from judge.audit.log import AuditLog
 from judge.config import Settings
 from judge.pipeline.claims.sentences import split_answer
+from judge.pipeline.entail.tokens import encoding
 from judge.service.app import ServeOptions, create_app
-from judge.text.tokens import encoding
 
 MODES = ("buffered", "sentences")
 DESCRIPTION = "Streamed against buffered verification through the guard endpoint."

@@ -24,14 +24,14 @@ def trace(request: dict[str, Any]) -> tuple[Counter[str], int]:
     import httpx
 
     from judge.config import load_settings
-    from judge.judges.rule_based import FAKE_BASE_URL, FAKE_MODEL, RuleJudge
+    from judge.testing.rule_judge import FAKE_BASE_URL, FAKE_MODEL, RuleJudge
 
     try:  # the pipeline's entry point, wherever the version at hand keeps it
         from judge.pipeline.runner import verify
     except ImportError:
         from judge.pipeline import verify  # type: ignore[attr-defined,no-redef]
     try:
-        from judge.judges.http import build_http_judge
+        from judge.pipeline.entail.llm_judge import build_http_judge
     except ImportError:
         from judge.client import build_http_judge  # type: ignore[import-not-found,no-redef]
 

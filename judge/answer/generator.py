@@ -23,8 +23,8 @@ from judge.config import Settings
 from judge.errors import ConfigError, GeneratorFault
 from judge.judges.endpoint_urls import api_base
 from judge.judges.faults import openai_fault
-from judge.judges.templates import RenderedPrompt
 from judge.judges.transport import endpoint_client, openai_client
+from judge.prompts.rendering import RenderedPrompt
 
 DEFAULT_MAX_TOKENS = 512
 
@@ -300,7 +300,7 @@ async def open_generator(
     """The generator on ``base_url``, else on the judge's endpoint (the embedded local model
     when no ``JUDGE_BASE_URL`` is set, started if need be)."""
     if base_url is None:
-        from judge.judges.endpoint import resolve_endpoint
+        from judge.pipeline.entail.connect import resolve_endpoint
 
         base_url, judge_model = await resolve_endpoint(settings)
         model = model or judge_model

@@ -30,6 +30,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from judge.answer.generator import Generator, open_generator
+from judge.answer.refusals import WITHHELD, evidence_gap, failures_named
 from judge.answer.relevance import (
     REFUSAL_SENTENCE,
     AnswerCheck,
@@ -52,16 +53,16 @@ from judge.answer.types import (
 from judge.audit.log import AuditLog
 from judge.config import Settings, load_settings
 from judge.errors import InputError, VerifierFault
-from judge.judges import endpoint
+from judge.inputs.request import input_error_from
 from judge.judges.binding import bind_request
-from judge.judges.templates import RenderedPrompt, neutralise, new_nonce, render
-from judge.pipeline.claims.sentences import is_factual
-from judge.pipeline.inputs import input_error_from
+from judge.pipeline.entail import connect
 from judge.pipeline.ledger import freeze_ledger
 from judge.pipeline.policy import apply_edits
 from judge.pipeline.runner import verify
+from judge.prompts.rendering import RenderedPrompt, neutralise, new_nonce, render
 from judge.protocols import Judge
-from judge.reports.refusals import WITHHELD, evidence_gap, failures_named
+from judge.reading.answer import is_factual
+from judge.reading.citations import parse_citations
 from judge.schemas import (
     Action,
     CharSpan,
@@ -72,7 +73,6 @@ from judge.schemas import (
     VerifyRequest,
     VerifyResponse,
 )
-from judge.text.citations import parse_citations
 
 GENERATE_TEMPLATE = "generate.j2"
 REGENERATE_TEMPLATE = "regenerate.j2"
@@ -126,7 +126,7 @@ async def answer(
         try:
             if judge is None:
                 run.say("opening the judge")
-                judge = await stack.enter_async_context(endpoint.open_judge(settings))
+                judge = await stack.enter_async_context(connect.open_judge(settings))
             if generator is None:
                 generator = await stack.enter_async_context(
                     open_generator(

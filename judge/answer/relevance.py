@@ -32,10 +32,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from judge.pipeline.claims.sentences import is_factual
+from judge.reading.answer import is_factual
+from judge.reading.citations import parse_citations, remove_markers
 from judge.reading.sentences import split_sentences
 from judge.reading.words import content_words, word_form, words
-from judge.text.citations import parse_citations, remove_markers
 
 REFUSAL_SENTENCE = "The evidence does not contain the answer to this question."
 

@@ -115,7 +115,7 @@ def _run_on_ray(
 
     if options.use_judge and not settings.base_url:
         # Every actor must share one endpoint, not start an embedded server each.
-        from judge.judges.endpoint import resolve_endpoint
+        from judge.pipeline.entail.connect import resolve_endpoint
 
         base_url, model = asyncio.run(resolve_endpoint(settings))
         settings = settings.model_copy(update={"base_url": base_url, "model": model})

@@ -25,7 +25,7 @@ async def run_local(
     """Verify ``items``, calling ``write`` with each row as it finishes (in finishing order)."""
     async with contextlib.AsyncExitStack() as stack:
         if judge is None and use_judge:
-            from judge.judges.endpoint import open_judge
+            from judge.pipeline.entail.connect import open_judge
 
             judge = await stack.enter_async_context(open_judge(settings))
         slots = asyncio.Semaphore(concurrency)

@@ -42,7 +42,7 @@ async def verify_item(
         return error_row(item, item.status, item.error or "unreadable record")
     started = time.perf_counter()
     try:
-        response = await verify(item.request, settings, judge=judge, use_judge=use_judge)
+        response = await verify(item.request, settings, judge=judge if use_judge else None)
     except InputError as exc:
         return error_row(item, "invalid", str(exc))
     except Exception as exc:

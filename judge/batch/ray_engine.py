@@ -130,7 +130,7 @@ class VerifyBatch:
         self._stack = contextlib.AsyncExitStack()
         self._judge: Any = None
         if use_judge:
-            from judge.judges.endpoint import open_judge
+            from judge.pipeline.entail.connect import open_judge
 
             self._judge = self._loop.run_until_complete(
                 self._stack.enter_async_context(open_judge(self._settings))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from judge.text import strict_json
+from judge.inputs import strict_json
 
 STDIN = "-"
 # Files of a folder that are read, in name order; anything else in it is left alone.

@@ -34,7 +34,7 @@ from judge.cli.app import EXIT_NOT_PASSED, EXIT_PASS, EXIT_VERIFIER_ERROR
 from judge.cli.common import add_judge_options, settings_from_args
 from judge.config import Settings
 from judge.errors import ConfigError, InputError
-from judge.pipeline.inputs import read_json
+from judge.inputs.request import read_json
 from judge.reports.console import data, make_console, printable
 
 
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     evidence = parse_passages(data)
     from judge.cli.preflight import resolve_reachable
 
-    asyncio.run(resolve_reachable(settings))
+    settings = asyncio.run(resolve_reachable(settings))
     with _audit(args, settings) as audit, _progress(args.quiet) as progress:
         result = asyncio.run(
             answer(question, evidence, settings, options=options, audit=audit, progress=progress)

@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_judge:
         from judge.cli.preflight import resolve_reachable
 
-        asyncio.run(resolve_reachable(settings))
+        settings = asyncio.run(resolve_reachable(settings))
     outcome = asyncio.run(
         evaluate(
             records,

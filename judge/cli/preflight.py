@@ -20,13 +20,14 @@ from judge.judges.endpoint_urls import http_timeout
 _SET_URL = "or point --base-url (JUDGE_BASE_URL) at a running OpenAI-compatible server"
 
 
-async def resolve_reachable(settings: Settings) -> str:
-    """The judge's base URL once it answers, starting the embedded judge when none is set;
-    a ``ConfigError`` naming the endpoint and what to do when it does not."""
-    from judge.judges.endpoint import resolve_endpoint
+async def resolve_reachable(settings: Settings) -> Settings:
+    """``settings`` pinned to the judge's endpoint and model once it answers, starting the
+    embedded judge when none is set: the command opens its judge on these, so the endpoint is
+    resolved once. A ``ConfigError`` naming the endpoint and what to do when it does not."""
+    from judge.pipeline.entail.connect import resolve_endpoint
 
     try:
-        base_url, _ = await resolve_endpoint(settings)
+        base_url, model = await resolve_endpoint(settings)
     except LocalServerError as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ConfigError(
@@ -44,7 +45,7 @@ async def resolve_reachable(settings: Settings) -> str:
             else _SET_URL
         )
         raise ConfigError(f"cannot reach the judge at {where}: {hint}")
-    return base_url
+    return settings.model_copy(update={"base_url": base_url, "model": model})
 
 
 async def _probe(base_url: str, settings: Settings) -> str | None:

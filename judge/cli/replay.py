@@ -23,6 +23,7 @@ from judge.cli.audit import audit_path
 from judge.cli.common import add_judge_options, settings_from_args
 from judge.config import Settings
 from judge.errors import AuditError, InputError, JudgeUnavailable
+from judge.pipeline.entail.connect import judge_for_run
 from judge.pipeline.runner import verify
 from judge.protocols import Judge
 from judge.reports.console import printable
@@ -96,7 +97,8 @@ async def replay(
         raise AuditError(f"record {record_id} cannot be replayed: {tampered}")
     request = logged.verify_request()
     before = logged.verify_response()
-    after = await verify(request, settings, judge=judge, use_judge=use_judge)
+    async with judge_for_run(settings, judge, use_judge=use_judge) as opened:
+        after = await verify(request, settings, judge=opened)
     outage = _outage(after)
     if outage is not None:
         raise JudgeUnavailable(f"replay of {record_id} got no verdict from the judge: {outage}")

@@ -18,10 +18,10 @@ from judge.cli.common import add_judge_options, settings_from_args
 from judge.cli.progress import claims_progress, wanted
 from judge.config import Settings, config_path
 from judge.errors import AuditError, InputError
+from judge.inputs.request import load_request
 from judge.judges.cache import served_from_cache
 from judge.judges.cache_store import recording
 from judge.pipeline.entail.thresholds import calibration_path
-from judge.pipeline.inputs import load_request
 from judge.reports.terminal import render_table
 from judge.schemas import Action, Label, VerifyRequest, VerifyResponse
 
@@ -110,13 +110,16 @@ async def _verify(
     """The response, and the judge's base URL(s) when the run checked the judge answers."""
     from judge.pipeline.runner import verify
 
-    base_url = None
-    if not args.no_judge:
-        from judge.cli.preflight import resolve_reachable
+    if args.no_judge:
+        with claims_progress(wanted(args.progress)):
+            return await verify(request, settings), None
+    from judge.cli.preflight import resolve_reachable
+    from judge.pipeline.entail.connect import open_judge_or_unavailable
 
-        base_url = await resolve_reachable(settings)
-    with claims_progress(wanted(args.progress)):
-        return await verify(request, settings, use_judge=not args.no_judge), base_url
+    settings = await resolve_reachable(settings)
+    async with open_judge_or_unavailable(settings) as judge:
+        with claims_progress(wanted(args.progress)):
+            return await verify(request, settings, judge=judge), settings.base_url
 
 
 def _record(

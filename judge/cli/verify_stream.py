@@ -22,7 +22,7 @@ from judge.api import evidence_passages, stream_limits
 from judge.cli.app import EXIT_INPUT_ERROR, EXIT_NOT_PASSED, EXIT_PASS, EXIT_VERIFIER_ERROR
 from judge.config import Settings
 from judge.errors import InputError
-from judge.pipeline.inputs import read_json
+from judge.inputs.request import read_json
 from judge.reports.console import printable
 from judge.schemas import Label
 from judge.stream import Release, StreamedSentence, StreamEnd, StreamResult, StreamVerification
@@ -46,12 +46,12 @@ async def _run(
     question: str | None,
     stdin: BinaryIO,
 ) -> int:
-    from judge.judges.endpoint import judge_for_run
+    from judge.pipeline.entail.connect import judge_for_run
 
     if not args.no_judge:
         from judge.cli.preflight import resolve_reachable
 
-        await resolve_reachable(settings)
+        settings = await resolve_reachable(settings)
     out, err = sys.stdout, sys.stderr
     async with judge_for_run(settings, use_judge=not args.no_judge) as judge:
         verification = StreamVerification(

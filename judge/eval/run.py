@@ -38,8 +38,8 @@ from rich.text import Text
 from judge.config import CitationPolicy, Settings
 from judge.errors import JudgeError
 from judge.eval.records import EvalRecord, PredictionWriter, resume_predictions
-from judge.judges.endpoint import judge_for_run
-from judge.pipeline.inputs import input_error_from
+from judge.inputs.request import input_error_from
+from judge.pipeline.entail.connect import judge_for_run
 from judge.pipeline.runner import verify
 from judge.protocols import Judge
 from judge.schemas import (
@@ -144,7 +144,7 @@ async def evaluate_record(
     except ValidationError as exc:
         return failed_prediction(record, f"InputError: {input_error_from(exc)}", _since(started))
     try:
-        response = await verify(request, settings, judge=judge, use_judge=use_judge)
+        response = await verify(request, settings, judge=judge if use_judge else None)
     except JudgeError as exc:
         return failed_prediction(record, f"{type(exc).__name__}: {exc}", _since(started))
     return prediction_from_response(record, response, _since(started))

@@ -21,8 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from judge.config import Settings
 from judge.errors import CacheFault
 from judge.judges.cache_store import note, open_store
-from judge.pipeline.entail.types import EntailmentResult, JudgeLabel, Premise
 from judge.schemas import JudgeTrace
+from judge.schemas.judging import EntailmentResult, JudgeLabel, Premise
 from judge.schemas.ledger import canonical_hash, content_hash
 from judge.state import private_dir, private_files
 

@@ -20,7 +20,7 @@ from instructor.core.hooks import HookName, Hooks
 from pydantic import BaseModel
 
 from judge.judges.faults import openai_fault
-from judge.judges.templates import RenderedPrompt
+from judge.prompts.rendering import RenderedPrompt
 
 M = TypeVar("M", bound=BaseModel)
 

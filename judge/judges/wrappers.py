@@ -9,7 +9,6 @@ from collections.abc import Awaitable
 from typing import TypeVar
 
 from judge.errors import JudgeUnavailable, RequestDeadlineExceeded
-from judge.pipeline.entail.types import EntailmentResult, Premise
 from judge.protocols import (
     ConclusionExtractor,
     ContradictionProbe,
@@ -18,6 +17,7 @@ from judge.protocols import (
     RequestScoped,
 )
 from judge.schemas import Claim
+from judge.schemas.judging import EntailmentResult, Premise
 
 T = TypeVar("T")
 

@@ -66,9 +66,11 @@ def language_gate(
     )
 
 
-def with_languages(verdicts: Iterable[ClaimVerdict], answer: str | None) -> list[ClaimVerdict]:
-    """The verdicts with each claim's language recorded."""
-    answer_language = text_language(answer)
+def with_languages(
+    verdicts: Iterable[ClaimVerdict], answer_language: str
+) -> list[ClaimVerdict]:
+    """The verdicts with each claim's language recorded (``answer_language`` where a claim is
+    too short to tell)."""
     return [
         verdict
         if verdict.language is not None

@@ -2,9 +2,10 @@
 
 Pure: no I/O. The rules, strictest first:
 - block: any contradiction, failed number / date / identifier / quote check, bad citation,
-  claim needing review, unverified claim, verifier error, citation stuffing, exceeded limit,
-  or markup in the answer that hides or strikes out text (what is read is not what was
-  checked, wherever it stands: :mod:`judge.text.markup`);
+  claim needing review, unverified claim, verifier error, exceeded limit, or an answer screen
+  (:mod:`judge.pipeline.screens.answer`, computed once per request): citation stuffing, or
+  markup in the answer that hides or strikes out text (what is read is not what was checked,
+  wherever it stands);
 - repair: only repairable failures (unsupported, uncited, added hedge, sentence without a
   claim) and what remains after removing them still answers (enough supported content);
 - regenerate: repairable failures, but removing them leaves too little;
@@ -25,6 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from judge.pipeline.screens.answer import AnswerScreens
 from judge.schemas import (
     Action,
     CharSpan,
@@ -35,7 +37,6 @@ from judge.schemas import (
     Label,
     RepairEdit,
 )
-from judge.text.markup import hidden_markup
 
 BLOCKING_LABELS = frozenset(
     {
@@ -59,7 +60,7 @@ class PolicyInput:
     verdicts: Sequence[ClaimVerdict]
     answer: str | None
     coverage: CoverageReport = field(default_factory=CoverageReport)
-    citation_stuffing: bool = False
+    screens: AnswerScreens = field(default_factory=AnswerScreens)
     limits_exceeded: Sequence[str] = ()
     repair_min_kept_ratio: float = 0.5
     t_answer: float | None = None
@@ -84,14 +85,14 @@ def decide(inputs: PolicyInput) -> PolicyDecision:
     failing_ids = [v.claim.id for v in failing]
     blocking = [v for v in failing if v.label in BLOCKING_LABELS]
     reasons = [_describe(v) for v in failing]
-    if inputs.citation_stuffing:
+    stuffing, markup = inputs.screens.citation_stuffing, inputs.screens.hidden_markup
+    if stuffing:
         reasons.append("citation stuffing: citations spread over every passage")
-    markup = hidden_markup(inputs.answer) if inputs.answer else ()
     if markup:
         shown = "; ".join(found.describe() for found in markup[:4])
         more = f" (and {len(markup) - 4} more)" if len(markup) > 4 else ""
         reasons.append(f"markup hides text from a reader of the rendered answer: {shown}{more}")
-    if blocking or inputs.citation_stuffing or markup:
+    if blocking or stuffing or markup:
         return PolicyDecision(Action.BLOCK, reasons, failing_ids)
 
     gap_spans = list(inputs.coverage.sentences_without_claims)

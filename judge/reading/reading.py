@@ -14,6 +14,7 @@ from typing import TypeVar, cast
 
 from judge.reading.languages import Conventions, conventions, detect
 from judge.reading.locale import reading_text
+from judge.reading.normalise import Normalised, for_checking
 from judge.reading.ranking import SentenceIndex
 from judge.reading.values.dates import DateMention, find_dates
 from judge.reading.values.identifiers import Identifier, find_identifiers
@@ -25,7 +26,6 @@ from judge.reading.values.scores import Score, find_scores
 from judge.reading.values.slots import Mention, mentions
 from judge.reading.values.times import ClockTime, find_times
 from judge.reading.words import compounds, content_forms
-from judge.text.normalise import Normalised, for_checking
 
 __all__ = ["READINGS_KEPT", "Reading", "read"]
 

@@ -35,8 +35,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from judge.reading import lexicon
+from judge.reading.citations import CitationMarker, code_ranges, parse_citations, remove_markers
+from judge.reading.languages import UNDETERMINED, conventions, detect
 from judge.schemas import CharSpan
-from judge.text.citations import CitationMarker, code_ranges, parse_citations, remove_markers
 
 __all__ = [
     "LIST_MARKER",
@@ -81,8 +82,6 @@ class _Abbreviations:
 def _abbreviations(language: str) -> _Abbreviations:
     """The splitter's word lists by group (always, before_number, may_end, sentence_opener),
     English's with those of ``language``; and the language's month names."""
-    from judge.reading.languages import conventions
-
     languages = ["en"] + (
         [language] if language != "en" and lexicon.has("abbreviations", language) else []
     )
@@ -124,11 +123,17 @@ def split_sentences(
     """Split ``text`` into sentences with exact offsets (``text[span.start:span.end]``), by
     the abbreviations of ``language`` (detected from the text when not given).
 
-    Citation markers are parsed with :func:`judge.text.citations.parse_citations`; with
+    Citation markers are parsed with :func:`judge.reading.citations.parse_citations`; with
     ``strict=True`` a malformed marker raises :class:`judge.errors.InputError`.
     """
     markers = parse_citations(text, known_ids=known_ids, strict=strict)
-    return split_with(text, markers, list_marker_spans(text), language=language)
+    return split_with(
+        text,
+        markers,
+        list_marker_spans(text),
+        language=language or detect(text),
+        code=code_ranges(text),
+    )
 
 
 def list_marker_spans(text: str) -> list[CharSpan]:
@@ -150,14 +155,15 @@ def split_with(
     markers: Sequence[CitationMarker],
     list_markers: Sequence[CharSpan],
     *,
-    language: str | None = None,
+    language: str,
+    code: Sequence[tuple[int, int]],
 ) -> list[Sentence]:
-    from judge.reading.languages import UNDETERMINED, detect
-
-    code = language or detect(text)
-    abbreviations = _abbreviations("en" if code == UNDETERMINED else code)
+    """The sentences of ``text`` with what was already read of it: its citation and list
+    markers, its ``language`` (whose abbreviations do not end a sentence) and its stretches of
+    ``code`` (where no sentence ends)."""
+    abbreviations = _abbreviations("en" if language == UNDETERMINED else language)
     blocked = bytearray(len(text))  # 1 where a dot cannot end a sentence
-    for start, end in [(m.span.start, m.span.end) for m in markers] + code_ranges(text):
+    for start, end in [(m.span.start, m.span.end) for m in markers] + list(code):
         blocked[start:end] = b"\x01" * (end - start)
     for span in list_markers:
         blocked[span.start : span.end] = b"\x01" * (span.end - span.start)
@@ -370,7 +376,7 @@ def _merge_empty(
     merged: list[tuple[int, int]] = []
     pending_start: int | None = None
     for start, end in pieces:
-        if not sentence_body(text, start, end, markers, list_markers).strip():
+        if _only_markers(text, start, end, markers, list_markers):
             if merged:
                 merged[-1] = (merged[-1][0], end)
             elif pending_start is None:
@@ -384,6 +390,32 @@ def _merge_empty(
     return merged
 
 
+def _only_markers(
+    text: str,
+    start: int,
+    end: int,
+    markers: Sequence[CitationMarker],
+    list_markers: Sequence[CharSpan],
+) -> bool:
+    """Whether ``text[start:end]`` holds nothing but blanks, citation markers and a leading list
+    marker: what :func:`sentence_body` would leave blank."""
+    start = _after_list_marker(start, list_markers)
+    covered = bytearray(end - start)
+    for marker in markers_within(markers, start, end):
+        covered[marker.span.start - start : marker.span.end - start] = b"\x01" * (
+            marker.span.end - marker.span.start
+        )
+    return all(covered[i - start] or text[i].isspace() for i in range(start, end))
+
+
+def _after_list_marker(start: int, list_markers: Sequence[CharSpan]) -> int:
+    """``start``, or the end of the list marker it stands in."""
+    index = bisect.bisect_right(list_markers, start, key=lambda span: span.start) - 1
+    if index >= 0 and start < list_markers[index].end:
+        return list_markers[index].end
+    return start
+
+
 def sentence_body(
     text: str,
     start: int,
@@ -392,9 +424,7 @@ def sentence_body(
     list_markers: Sequence[CharSpan],
 ) -> str:
     """The words of a sentence: no citation markers, no leading list marker."""
-    index = bisect.bisect_right(list_markers, start, key=lambda span: span.start) - 1
-    if index >= 0 and start < list_markers[index].end:
-        start = list_markers[index].end
+    start = _after_list_marker(start, list_markers)
     return remove_markers(text[start:end], markers_within(markers, start, end), offset=start)
 
 

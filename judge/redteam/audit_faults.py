@@ -32,8 +32,8 @@ from judge.audit.log import AuditLog
 from judge.config import Settings
 from judge.errors import AuditError
 from judge.judges.cache import VerdictCache
-from judge.judges.http import build_http_judge
-from judge.judges.rule_based import FAKE_BASE_URL, FAKE_MODEL, RuleJudge
+from judge.pipeline.entail.llm_judge import build_http_judge
+from judge.testing.rule_judge import FAKE_BASE_URL, FAKE_MODEL, RuleJudge
 
 FAMILY = "audit-faults"
 BEFORE, AFTER = 2, 3  # answers served before and after the fault

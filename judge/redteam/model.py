@@ -158,7 +158,7 @@ class Variant:
     judge_dependent: bool = False  # only a model judge can catch it; no exact check does
     settings: Mapping[str, Any] = field(default_factory=dict)
     note: str = ""
-    judge_fault: str | None = None  # a fake-judge score fault (judge.judges.rule_based)
+    judge_fault: str | None = None  # a fake-judge score fault (judge.testing.rule_judge)
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from typing import Any
 
 import httpx
 
-from judge.judges.templates import render_block
 from judge.pipeline.entail.verdict import CONTRADICTION_TEMPLATE, UNSUPPORTED_ANSWER
+from judge.prompts.rendering import render_block
 
 _MARKER = re.compile(r"<<<(END-)?([A-Z]+)-([0-9a-f]+)>>>")
 _SYSTEM_NONCE = re.compile(r"<<<[A-Z]+-([0-9a-f]+)>>>")

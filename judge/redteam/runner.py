@@ -10,11 +10,10 @@ hang the suite.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import multiprocessing
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -24,20 +23,20 @@ import httpx
 
 from judge.config import Settings
 from judge.errors import InputError
-from judge.judges.http import build_http_judge
-from judge.judges.rule_based import (
+from judge.inputs.request import load_request
+from judge.judges.transport import default_http_client
+from judge.pipeline import runner as pipeline
+from judge.pipeline.entail.llm_judge import build_http_judge
+from judge.protocols import Check
+from judge.redteam.model import Case, NestedJson, RawJson, Request, request_key
+from judge.redteam.recording import RecordingTransport, structure_problems
+from judge.schemas import ClaimOrigin
+from judge.testing.rule_judge import (
     FAKE_BASE_URL,
     FAKE_MODEL,
     SCORE_FAULT_NAMES,
     RuleJudge,
 )
-from judge.judges.transport import default_http_client
-from judge.pipeline import runner as pipeline
-from judge.pipeline.inputs import load_request
-from judge.protocols import Check
-from judge.redteam.model import Case, NestedJson, RawJson, Request, request_key
-from judge.redteam.recording import RecordingTransport, structure_problems
-from judge.schemas import ClaimOrigin
 
 JudgeKind = Literal["fake", "fake-permissive", "http"]
 GRACE_S = 2.0  # past a case's time bound, before its process is killed
@@ -64,7 +63,7 @@ class JudgeChoice:
 
 def embedded_judge(settings: Settings) -> JudgeChoice:
     """The embedded judge server (started if it is not running), or the configured endpoint."""
-    from judge.judges import endpoint as runtime
+    from judge.pipeline.entail import connect as runtime
 
     base_url, model = asyncio.run(runtime.resolve_endpoint(settings))
     return JudgeChoice("http", base_url, model)
@@ -136,28 +135,39 @@ def run_suite(
     done = 0
     baselines: dict[str, CaseRun] = {}
     runs: dict[str, CaseRun] = {}
-    with _pipeline_checks(checks):
-        for key, request in clean.items():
-            baselines[key] = run_request(request, base, choice)
-            done += 1
-            if progress is not None:
-                progress(done, total, "clean case")
-        for case in cases:
-            runs[case.id] = run_case(case, base, choice, isolate=isolate)
-            done += 1
-            if progress is not None:
-                progress(done, total, case.id)
+    for key, request in clean.items():
+        baselines[key] = run_request(request, base, choice, checks=checks)
+        done += 1
+        if progress is not None:
+            progress(done, total, "clean case")
+    for case in cases:
+        runs[case.id] = run_case(case, base, choice, isolate=isolate, checks=checks)
+        done += 1
+        if progress is not None:
+            progress(done, total, case.id)
     return SuiteRun(choice, list(cases), runs, baselines, time.perf_counter() - started)
 
 
-def run_case(case: Case, settings: Settings, choice: JudgeChoice, *, isolate: bool) -> CaseRun:
+def run_case(
+    case: Case,
+    settings: Settings,
+    choice: JudgeChoice,
+    *,
+    isolate: bool,
+    checks: Sequence[Check] | None = None,
+) -> CaseRun:
     case_settings = settings.model_copy(update=dict(case.settings)) if case.settings else settings
     expect = case.expect
     calls = expect.max_judge_calls
 
     def work() -> CaseRun:
         return run_request(
-            case.request, case_settings, choice, max_calls=calls, judge_fault=case.judge_fault
+            case.request,
+            case_settings,
+            choice,
+            max_calls=calls,
+            judge_fault=case.judge_fault,
+            checks=checks,
         )
 
     if expect.max_seconds is not None and isolate and _can_fork():
@@ -175,9 +185,11 @@ def run_request(
     *,
     max_calls: int | None = None,
     judge_fault: str | None = None,
+    checks: Sequence[Check] | None = None,
 ) -> CaseRun:
-    """Run one request; ``judge_fault`` (fake judges only) spoils every verdict's score."""
-    return asyncio.run(_run(request, settings, choice, max_calls, judge_fault))
+    """Run one request; ``judge_fault`` (fake judges only) spoils every verdict's score;
+    ``checks`` replaces the default exact checks."""
+    return asyncio.run(_run(request, settings, choice, max_calls, judge_fault, checks))
 
 
 async def _run(
@@ -186,6 +198,7 @@ async def _run(
     choice: JudgeChoice,
     max_calls: int | None,
     judge_fault: str | None = None,
+    checks: Sequence[Check] | None = None,
 ) -> CaseRun:
     inner: httpx.AsyncBaseTransport
     fault = next((f for f in SCORE_FAULT_NAMES if f == judge_fault), None)
@@ -205,7 +218,9 @@ async def _run(
     started = time.perf_counter()
     run = CaseRun("crash")
     try:
-        response = await pipeline.verify(_materialise(request), settings, judge=judge)
+        response = await pipeline.verify(
+            _materialise(request), settings, judge=judge, checks=checks
+        )
         run = CaseRun(
             outcome=response.action.value,
             labels={v.claim.id: v.label.value for v in response.verdicts},
@@ -241,21 +256,6 @@ def _materialise(request: Request) -> Any:
             path.write_text(request.text, encoding="utf-8")
             return load_request(path)
     return request
-
-
-@contextlib.contextmanager
-def _pipeline_checks(checks: Sequence[Check] | None) -> Iterator[None]:
-    # The pipeline takes its checks from default_checks(); swapped for the run, then restored.
-    if checks is None:
-        yield
-        return
-    original = vars(pipeline)["default_checks"]
-    chosen = list(checks)
-    setattr(pipeline, "default_checks", lambda: list(chosen))  # noqa: B010
-    try:
-        yield
-    finally:
-        setattr(pipeline, "default_checks", original)  # noqa: B010
 
 
 def _can_fork() -> bool:

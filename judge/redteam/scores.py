@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from judge.judges.rule_based import SCORE_FAULT_NAMES
 from judge.redteam.model import Attack, Expect, Expectation, Seed, Variant
+from judge.testing.rule_judge import SCORE_FAULT_NAMES
 
 FAMILY = "scores"
 _BLOCK = Expectation(Expect.MUST_BLOCK)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from judge.errors import InputError
 from judge.eval.records import load_records
+from judge.inputs.request import parse_request
 from judge.pipeline.claims.sentences import extract_sentence_claims
-from judge.pipeline.inputs import parse_request
 from judge.reading.sentences import split_sentences
 from judge.redteam.model import Passage, Seed, Sentence
 

@@ -26,10 +26,10 @@ from judge import __version__
 from judge.audit.log import AuditLog, default_audit_path
 from judge.config import Settings
 from judge.errors import AuditError, ConfigError, InputError
+from judge.inputs.request import parse_json, parse_request
 from judge.judges.pool import EndpointPool
 from judge.judges.wrappers import UnavailableJudge, with_deadline
 from judge.pipeline.entail.thresholds import active_thresholds
-from judge.pipeline.inputs import parse_json, parse_request
 from judge.pipeline.runner import verify
 from judge.protocols import Judge
 from judge.reading import warm_up
@@ -118,7 +118,6 @@ class Service:
                     req,
                     settings,
                     judge=judge,
-                    use_judge=use_judge,
                     thresholds=self.thresholds,
                 )
         except TimeoutError:
@@ -294,9 +293,9 @@ def _add_routes(app: FastAPI, service: Service) -> None:
 async def _open_judge(settings: Settings) -> AsyncIterator[Judge]:
     """The configured judge, or a stand-in that blocks every answer when it cannot be opened
     (the service stays up, reports not ready, and fails closed)."""
-    from judge.judges import endpoint
+    from judge.pipeline.entail import connect
 
-    async with endpoint.open_judge_or_unavailable(settings) as judge:
+    async with connect.open_judge_or_unavailable(settings) as judge:
         if isinstance(judge, UnavailableJudge):
             log.error("judge unavailable, every answer will be blocked: %s", judge.reason)
         yield judge
@@ -330,6 +329,6 @@ def _json(status: int, body: BaseModel) -> Response:
 
 def _pool_of(judge: Judge | None) -> EndpointPool | None:
     """The endpoint pool under the service's judge, for per-endpoint metrics."""
-    from judge.judges.http import HttpJudge
+    from judge.pipeline.entail.llm_judge import HttpJudge
 
     return judge.pool if isinstance(judge, HttpJudge) else None

@@ -33,15 +33,15 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
 from judge.answer.generator import DEFAULT_MAX_TOKENS, Generation, HttpGenerator
+from judge.answer.refusals import refusal_text
 from judge.api import evidence_passages
 from judge.config import CitationPolicy, Settings
 from judge.errors import AuditError, ConfigError, GeneratorFault, InputError
-from judge.pipeline.inputs import input_error_from
+from judge.inputs import strict_json
+from judge.inputs.request import input_error_from
 from judge.pipeline.ledger import freeze_ledger
-from judge.reports.refusals import refusal_text
 from judge.schemas import Action, Label, Passage, VerifyRequest, VerifyResponse
 from judge.service.chat_stream import ChatStream, EventStreamResponse, TextStream
-from judge.text import strict_json
 
 if TYPE_CHECKING:
     from judge.service.app import Service
@@ -50,7 +50,7 @@ log = logging.getLogger("judge.service.chat")
 
 CHAT_PATH = "/v1/chat/completions"
 AUDIT_KIND = "chat"
-WITHHELD = "No verified answer can be given"  # as judge.reports.refusals.WITHHELD
+WITHHELD = "No verified answer can be given"  # as judge.answer.refusals.WITHHELD
 # Request fields whose replies are not plain text this service can verify.
 UNSUPPORTED_FIELDS = (
     "tools",

@@ -9,7 +9,8 @@ import inspect
 
 from judge.config import Settings
 from judge.errors import InputError, JudgeUnavailable
-from judge.pipeline.claims.sentences import claims_from_structured, extract_sentence_claims
+from judge.pipeline.claims.extract import claims_from_structured
+from judge.pipeline.claims.sentences import extract_sentence_claims
 from judge.pipeline.ledger import freeze_ledger
 from judge.protocols import Judge, Pingable
 from judge.schemas import Action, Claim, ClaimVerdict, Label, VerifyRequest, VerifyResponse

@@ -43,21 +43,22 @@ from judge.config import Extractor, ProbePolicy, Settings
 from judge.errors import InputError, VerifierFault, fault_text
 from judge.judges.binding import bind_request
 from judge.judges.wrappers import UnavailableJudge
-from judge.pipeline.checks.stuffing import detect_citation_stuffing
+from judge.pipeline.claim_stage import ClaimStage, claim_stage
 from judge.pipeline.claims.decompose import facts_to_claims
-from judge.pipeline.claims.extract import Extraction, add_conclusion
-from judge.pipeline.claims.sentences import coverage, is_factual
+from judge.pipeline.claims.extract import Extraction
 from judge.pipeline.context import ClaimContext, RequestContext
 from judge.pipeline.entail.stage import Entailed, entail_all, error_verdict, probe_pending
 from judge.pipeline.entail.thresholds import Thresholds, active_thresholds
 from judge.pipeline.ledger import freeze_ledger
-from judge.pipeline.runner import ClaimStage, RunFrame, claim_stage
+from judge.pipeline.runner import RunFrame, conclude
+from judge.pipeline.screens.answer import answer_rules
 from judge.protocols import Check, Decomposer, Judge, Metered
+from judge.reading.answer import is_factual, read_answer
+from judge.reading.markup import hidden_markup
 from judge.schemas import (
     Action,
     Claim,
     ClaimVerdict,
-    CoverageReport,
     Passage,
     VerifyRequest,
     VerifyResponse,
@@ -65,7 +66,6 @@ from judge.schemas import (
 from judge.stream.cutter import CutSentence, SentenceCutter
 from judge.stream.events import Release, StreamedSentence, StreamEnd, StreamResult
 from judge.stream.policy import final_outcome, sentence_release
-from judge.text.markup import hidden_markup
 
 log = logging.getLogger("judge.stream")
 
@@ -501,34 +501,31 @@ class StreamVerification:
         notes: list[str],
         calls: int,
     ) -> VerifyResponse:
-        """The verification of what was decided, by the buffered pipeline's policy."""
+        """The verification of what was decided, concluded as the buffered pipeline concludes."""
         answer = self.cutter.text[: decided[-1].span.end] if decided else ""
-        request = _request(self.evidence, answer, self.question)
-        frame = RunFrame(
+        run = RunFrame(
             self.request_id,
             self.ledger,
-            request,
+            _request(self.evidence, answer, self.question),
             self.settings,
+            self.thresholds,
             self._started,
-            self.thresholds.hash,
-            self.thresholds.t_answer,
         )
         sentences = [slot.cut.sentence for slot in self._slots[: len(decided)]]
         claims = [v.claim for v in verdicts]
-        report = coverage(answer, claims, sentences) if answer else CoverageReport()
-        stuffing = self.settings.detect_stuffing and detect_citation_stuffing(
-            [c.citations for c in claims if is_factual(c.text)],
-            self.ledger.ids,
-            min_passages=self.settings.stuffing_min_passages,
-        )
-        limits = [reason] if ended is StreamEnd.LIMIT and reason else []
-        if ended is StreamEnd.COMPLETED and not limits:
-            verdicts, calls = await self._conclude(
-                frame, request, verdicts, report, stuffing, calls
-            )
-        calls += sum(v.judge.calls for v in verdicts if v.judge is not None)
-        response = frame.finish(
-            verdicts, coverage=report, stuffing=stuffing, calls=calls, notes=notes, limits=limits
+        reading = read_answer(answer, known_ids=self.ledger.ids, strict=False, sentences=sentences)
+        extraction = Extraction(claims, reading, notes=notes, calls=calls)
+        report, screens = answer_rules(extraction, self.ledger.ids, self.settings)
+        response = await conclude(
+            run,
+            extraction,
+            verdicts,
+            self.judge,
+            self.stage.judging(extraction.errors, self.judge),
+            report,
+            screens,
+            limits=[reason] if ended is StreamEnd.LIMIT and reason else [],
+            complete=ended is StreamEnd.COMPLETED,
         )
         kinds = {
             StreamEnd.GENERATOR_FAULT: "verifier error",
@@ -547,36 +544,6 @@ class StreamVerification:
                 "repair_edits": [],
             }
         )
-
-    async def _conclude(
-        self,
-        frame: RunFrame,
-        request: VerifyRequest,
-        verdicts: list[ClaimVerdict],
-        report: CoverageReport,
-        stuffing: bool,
-        calls: int,
-    ) -> tuple[list[ClaimVerdict], int]:
-        """The main conclusion, judged as the buffered pipeline judges it: once every claim
-        has passed. In a stream it can only add a notice."""
-        judge = self.judge
-        if judge is None or frame.decide(verdicts, report, stuffing).action is not Action.PASS:
-            return verdicts, calls
-        extractor = None if isinstance(judge, UnavailableJudge) else judge
-        sentences = [slot.cut.sentence for slot in self._slots]
-        extraction = Extraction([v.claim for v in verdicts], sentences)
-        conclusion = await add_conclusion(extraction, request, extractor, self.settings)
-        if conclusion is None:
-            return verdicts, calls
-        calls += extraction.calls
-        entailed = await self.stage.run([conclusion], extraction.errors, judge)
-        claimed = list(verdicts)
-        more = await self.stage.settle(
-            entailed,
-            judge,
-            lambda extra: frame.decide([*claimed, *extra], report, stuffing).action is Action.BLOCK,
-        )
-        return [*claimed, *more], calls
 
 
 def _request(evidence: list[Passage], answer: str, question: str | None) -> VerifyRequest:

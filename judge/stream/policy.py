@@ -13,10 +13,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from judge.answer.refusals import WITHHELD, failure_phrase, failures_named, refusal_text
 from judge.pipeline.claims.sentences import coverage
 from judge.pipeline.policy import PolicyInput, decide
+from judge.pipeline.screens.answer import AnswerScreens
+from judge.reading.answer import read_answer
+from judge.reading.markup import hidden_markup
 from judge.reading.sentences import Sentence
-from judge.reports.refusals import WITHHELD, failure_phrase, failures_named, refusal_text
 from judge.schemas import (
     Action,
     CharSpan,
@@ -38,9 +41,17 @@ def sentence_release(
     start = sentence.span.start
     local = [_shifted(v, -start) for v in verdicts]
     own = dataclasses.replace(sentence, span=CharSpan(start=0, end=len(sentence.text)))
-    report = coverage(sentence.text, [v.claim for v in local], [own])
+    local_claims = [v.claim for v in local]
+    report = coverage(read_answer(sentence.text, strict=False, sentences=[own]), local_claims)
+    screens = AnswerScreens(hidden_markup=hidden_markup(sentence.text))
     action = decide(
-        PolicyInput(verdicts=local, answer=sentence.text, coverage=report, t_answer=t_answer)
+        PolicyInput(
+            verdicts=local,
+            answer=sentence.text,
+            coverage=report,
+            screens=screens,
+            t_answer=t_answer,
+        )
     ).action
     if action is Action.BLOCK:
         return Release.STOPPED

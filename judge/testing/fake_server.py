@@ -8,7 +8,7 @@ A script is either a callable ``(request_json) -> spec`` or a sequence of specs 
 A spec is a response body (``dict``, answered with HTTP 200), an ``httpx.Response`` or an
 exception to raise (``httpx.ReadTimeout``, ``httpx.ConnectError``); :mod:`judge.testing.replies`
 builds them. :func:`rule_based_judge` is the default script: it answers as
-:class:`judge.judges.rule_based.RuleJudge` does, by word overlap and negation, so whatever runs
+:class:`judge.testing.rule_judge.RuleJudge` does, by word overlap and negation, so whatever runs
 the whole pipeline against it gets meaningful, deterministic verdicts.
 
     with run_fake_openai_server(FakeJudgeServer().handler) as base_url:
@@ -29,10 +29,10 @@ import httpx
 
 from judge.config import Settings
 from judge.judges.cache import VerdictCache
-from judge.judges.http import HttpJudge, build_http_judge
-from judge.judges.rule_based import RuleJudge
 from judge.judges.transport import FailFastTransport
+from judge.pipeline.entail.llm_judge import HttpJudge, build_http_judge
 from judge.testing.replies import FAKE_MODEL, http_error
+from judge.testing.rule_judge import RuleJudge
 
 FAKE_BASE_URL = "http://fake-judge.test/v1"
 
@@ -83,7 +83,7 @@ _RULES = RuleJudge()
 
 
 def rule_based_judge(request_json: dict[str, Any]) -> Spec:
-    """Answer any judge request as :class:`judge.judges.rule_based.RuleJudge` does (the rules
+    """Answer any judge request as :class:`judge.testing.rule_judge.RuleJudge` does (the rules
     the red team runs too, without obeying injections): verdicts by content words and
     negation, facts by splitting on ' and ', conclusions from the answer's last sentence."""
     return _RULES.respond(request_json)

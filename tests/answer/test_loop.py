@@ -26,7 +26,7 @@ from judge.answer.relevance import REFUSAL_SENTENCE
 from judge.audit.log import AuditLog
 from judge.cli.app import main
 from judge.errors import LocalServerError
-from judge.judges import endpoint as runtime
+from judge.pipeline.entail import connect as runtime
 from tests.support.fake_judge import (
     FAKE_BASE_URL,
     FakeJudgeServer,

@@ -85,12 +85,12 @@ def test_a_wrong_api_key_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_embedded_judge_that_cannot_start_names_the_install_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from judge.judges import endpoint
+    from judge.pipeline.entail import connect
 
     async def fail(settings: object) -> tuple[str, str | None]:
         raise LocalServerError("the llamacpp server exited with code 1 while starting\nlog tail")
 
-    monkeypatch.setattr(endpoint, "resolve_endpoint", fail)
+    monkeypatch.setattr(connect, "resolve_endpoint", fail)
     assert main(["verify", str(_request(tmp_path))]) == EXIT_INPUT_ERROR
     [line] = capsys.readouterr().err.strip().splitlines()
     assert "the embedded judge did not start" in line

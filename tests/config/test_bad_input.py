@@ -11,7 +11,7 @@ import pytest
 from judge.cli.app import EXIT_INPUT_ERROR, main
 from judge.config import load_settings
 from judge.errors import ConfigError, InputError
-from judge.pipeline.inputs import load_request, parse_json, parse_request
+from judge.inputs.request import load_request, parse_json, parse_request
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 REQUEST = json.loads((EXAMPLES / "refund_policy.json").read_text())

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
+from judge.api import verify
 from judge.cli.app import main
 from judge.config import Settings, load_settings
 from judge.local_models import server
 from judge.local_models.registry import SMOLLM2_135M
-from judge.pipeline.runner import verify
 from judge.schemas import Action, Label
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

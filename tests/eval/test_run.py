@@ -14,8 +14,8 @@ from judge.cli.app import main
 from judge.config import Settings
 from judge.eval.records import load_records, read_predictions
 from judge.eval.run import evaluate
-from judge.pipeline.entail.types import EntailmentResult, Premise
 from judge.schemas import Claim
+from judge.schemas.judging import EntailmentResult, Premise
 from tests.support.fake_judge import (
     FAKE_MODEL,
     FakeJudgeServer,

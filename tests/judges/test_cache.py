@@ -10,8 +10,8 @@ import pytest
 
 from judge.errors import CacheFault
 from judge.judges.cache import VerdictCache, verdict_key
-from judge.pipeline.entail.types import EntailmentResult, Premise, PremisePiece
 from judge.schemas import JudgeTrace
+from judge.schemas.judging import EntailmentResult, Premise, PremisePiece
 
 PREMISE = Premise(text="[S1]\nRefunds take 5 days.", pieces=(PremisePiece("S1", 5, 24, 0),))
 DECODING = {"temperature": 0.0, "max_tokens": 256, "logprobs": True, "top_logprobs": 10}

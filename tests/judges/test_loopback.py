@@ -10,7 +10,7 @@ import pytest
 
 from judge.errors import JudgeOutputInvalid, JudgeUnavailable
 from judge.judges.endpoint_urls import api_base
-from judge.judges.http import build_http_judge
+from judge.pipeline.entail.llm_judge import build_http_judge
 from judge.pipeline.entail.windows import build_premises
 from judge.schemas import Claim, Passage
 from tests.support.fake_judge import (

@@ -15,8 +15,8 @@ import pytest
 
 from judge.config import load_settings
 from judge.errors import ConfigError
-from judge.judges.http import build_http_judge
 from judge.judges.pool import POOL_ROOT, EndpointPool, PoolTransport
+from judge.pipeline.entail.llm_judge import build_http_judge
 from judge.pipeline.runner import verify
 from judge.schemas import Action, Label
 from tests.support.fake_judge import (

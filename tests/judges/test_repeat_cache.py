@@ -131,7 +131,7 @@ async def test_a_request_served_from_the_cache_builds_no_client(tmp_path: Path) 
     again = FakeJudgeServer(_script).judge(settings, cache=VerdictCache(tmp_path))
     await verify(_request(), settings, judge=again)
     # The openai client and its instructor wrapper are built on the first call to the server.
-    assert again._shared._openai is None and again._shared._instructor is None
+    assert again.client._openai is None and again.client._instructor is None
     await again.aclose()
 
 

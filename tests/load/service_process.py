@@ -21,7 +21,7 @@ import httpx
 import uvicorn
 
 from judge.config import Settings
-from judge.judges.http import build_http_judge
+from judge.pipeline.entail.llm_judge import build_http_judge
 from judge.service.app import ServeOptions, create_app
 
 REPO = Path(__file__).resolve().parents[2]

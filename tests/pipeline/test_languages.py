@@ -75,7 +75,7 @@ async def test_each_claim_and_passage_has_its_language() -> None:
         "answer": "Ungeöffnete Artikel können innerhalb von 30 Tagen zurückgegeben werden [S1]. "
         "30 Tage [S1].",
     }
-    response = await verify(request, settings, use_judge=False)
+    response = await verify(request, settings)
     assert response.passage_languages == {"S1": "de", "S2": "en"}
     # "30 Tage" is too short to tell: it takes the answer's language.
     assert [v.language for v in response.verdicts] == ["de", "de"]

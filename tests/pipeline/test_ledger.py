@@ -2,7 +2,7 @@ import pytest
 
 from judge.config import Settings
 from judge.errors import InputError, LimitExceeded
-from judge.pipeline.inputs import parse_request
+from judge.inputs.request import parse_request
 from judge.pipeline.ledger import freeze_ledger, passages_text
 from judge.schemas import EvidenceLedger, Passage, content_hash
 

@@ -1,6 +1,8 @@
 from typing import Any
 
+from judge.config import Settings
 from judge.pipeline.policy import PolicyDecision, PolicyInput, apply_edits, decide
+from judge.pipeline.screens.answer import AnswerScreens, screen_answer
 from judge.schemas import (
     Action,
     CharSpan,
@@ -129,7 +131,7 @@ def test_failed_conclusion_cannot_be_repaired() -> None:
 
 
 def test_citation_stuffing_blocks_even_when_all_supported() -> None:
-    decision = run(*[Label.SUPPORTED] * 4, citation_stuffing=True)
+    decision = run(*[Label.SUPPORTED] * 4, screens=AnswerScreens(citation_stuffing=True))
     assert decision.action is Action.BLOCK
     assert any("stuffing" in r for r in decision.reasons)
 
@@ -138,13 +140,16 @@ def test_markup_that_hides_text_blocks_even_where_no_claim_holds_it() -> None:
     # Every claim supported, but a comment outside them hides words from the reader.
     hidden = ANSWER + " <!-- and -->"
     items = verdicts(*[Label.SUPPORTED] * 4)
-    decision = decide(PolicyInput(verdicts=items, answer=hidden))
+    screens = screen_answer(hidden, [v.claim for v in items], ["S1"], Settings())
+    decision = decide(PolicyInput(verdicts=items, answer=hidden, screens=screens))
     assert decision.action is Action.BLOCK
     assert decision.reasons == [
         f"markup hides text from a reader of the rendered answer: an HTML comment '<!--' at "
         f"{len(ANSWER) + 1}-{len(ANSWER) + 5}"
     ]
-    assert decide(PolicyInput(verdicts=items, answer=ANSWER + " **and**")).action is Action.PASS
+    shown = ANSWER + " **and**"
+    screens = screen_answer(shown, [v.claim for v in items], ["S1"], Settings())
+    assert decide(PolicyInput(verdicts=items, answer=shown, screens=screens)).action is Action.PASS
 
 
 def test_exceeded_limit_blocks_with_reason() -> None:

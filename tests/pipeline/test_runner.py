@@ -8,10 +8,11 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
+from judge import api
 from judge.config import ConclusionPolicy, ProbePolicy, Settings
 from judge.judges.cache import VerdictCache
-from judge.judges.http import build_http_judge
 from judge.judges.transport import FailFastTransport
+from judge.pipeline.entail.llm_judge import build_http_judge
 from judge.pipeline.runner import verify
 from judge.schemas import Action, Label
 from tests.support.fake_judge import (
@@ -233,7 +234,8 @@ async def test_unreachable_endpoint_without_injected_judge_blocks(tmp_path: Path
         state_dir=tmp_path,
         check_conclusion=False,
     )
-    response = await verify(example("multi_hop.json"), settings)
+    # The public API opens the configured judge itself (the runner is handed one).
+    response = await api.verify(example("multi_hop.json"), settings)
     assert response.action is Action.BLOCK
     assert {v.label for v in response.verdicts} == {Label.VERIFIER_ERROR}
 
@@ -260,7 +262,7 @@ async def test_second_run_hits_the_cache_with_zero_judge_calls(tmp_path: Path) -
 
 
 async def test_without_a_judge_claims_are_unverified_and_never_pass() -> None:
-    response = await verify(example("multi_hop.json"), fake_settings(), use_judge=False)
+    response = await verify(example("multi_hop.json"), fake_settings())
     assert {v.label for v in response.verdicts} == {Label.UNVERIFIED}
     assert response.action is Action.BLOCK
 
@@ -276,7 +278,7 @@ async def test_results_keep_claim_order_under_concurrency() -> None:
 async def test_over_long_answer_is_blocked_with_a_reason_not_truncated() -> None:
     request = example("refund_policy.json")
     request["answer"] = "Refunds take 30 days [S1]. " * 1000
-    response = await verify(request, fake_settings(max_answer_chars=5000), use_judge=False)
+    response = await verify(request, fake_settings(max_answer_chars=5000))
     assert response.action is Action.BLOCK
     assert response.limits_exceeded and response.limits_exceeded[0].startswith("answer:")
     assert response.verdicts == []
@@ -619,17 +621,18 @@ async def test_multi_sentence_structured_claims_are_judged_sentence_by_sentence(
     assert verdict.judge is not None and verdict.judge.calls == 3
 
 
-async def test_a_check_that_crashes_fails_its_claim_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_check_that_crashes_fails_its_claim_closed() -> None:
     class Broken:
         name = "broken"
 
         def __call__(self, claim: str, evidence: str) -> None:
             raise RuntimeError("unexpected input")
 
-    monkeypatch.setattr("judge.pipeline.runner.default_checks", lambda: [Broken()])
     fake = FakeJudgeServer()
     settings = fake_settings(check_conclusion=False)
-    response = await verify(example("multi_hop.json"), settings, judge=fake.judge(settings))
+    response = await verify(
+        example("multi_hop.json"), settings, judge=fake.judge(settings), checks=[Broken()]
+    )
     assert {v.label for v in response.verdicts} == {Label.VERIFIER_ERROR}
     assert "check broken failed" in (response.verdicts[0].error or "")
     assert response.action is Action.BLOCK

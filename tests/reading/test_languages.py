@@ -9,8 +9,8 @@ import pytest
 
 from judge.reading import read
 from judge.reading.languages import UNDETERMINED, conventions, detect, pair, reads
+from judge.reading.normalise import normalise
 from judge.reading.sentences import split_sentences
-from judge.text.normalise import normalise
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,6 @@ import pytest
 from judge.cli.app import main
 from judge.config import Settings
 from judge.errors import InputError
-from judge.judges.rule_based import RuleJudge
 from judge.pipeline import runner as pipeline
 from judge.pipeline.checks import IdentifierCheck, LookalikeCheck, NumberCheck, default_checks
 from judge.redteam import (
@@ -39,6 +38,7 @@ from judge.redteam import (
 )
 from judge.redteam.recording import structure_problems
 from judge.redteam.seeds import BUILTIN_SEEDS
+from judge.testing.rule_judge import RuleJudge
 from tests.support.fake_judge import FakeJudgeServer, fake_settings, run_fake_openai_server
 
 FAKE = JudgeChoice("fake")

@@ -10,10 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from judge.judges.rule_based import evidence_sentences, rule_verdict
-from judge.judges.templates import fence, neutralise
-from judge.pipeline.entail.types import Premise, PremisePiece
 from judge.pipeline.entail.verdict import entail_prompt
+from judge.prompts.rendering import fence, neutralise
+from judge.reading.normalise import normalise
 from judge.reading.values.numerals import parse_spelled
 from judge.redteam import transforms as tx
 from judge.redteam.injection import PAYLOADS, inline
@@ -22,7 +21,8 @@ from judge.redteam.picking import in_evidence
 from judge.redteam.recording import structure_problems
 from judge.redteam.seeds import BUILTIN_SEEDS, seed_from_request
 from judge.redteam.suite import FAMILIES, SUITE_VERSION, build_suite, sample, select
-from judge.text.normalise import normalise
+from judge.schemas.judging import Premise, PremisePiece
+from judge.testing.rule_judge import evidence_sentences, rule_verdict
 
 # --- characters ---------------------------------------------------------------------------------
 

@@ -14,9 +14,9 @@ import pytest
 from judge.audit.log import AuditLog
 from judge.config import Settings
 from judge.errors import ConfigError, RequestDeadlineExceeded
-from judge.judges.http import HttpJudge, build_http_judge
 from judge.judges.transport import FailFastTransport
 from judge.judges.wrappers import UnavailableJudge, with_deadline
+from judge.pipeline.entail.llm_judge import HttpJudge, build_http_judge
 from judge.protocols import Decomposer, Judge
 from judge.schemas import Action, Claim, ClaimVerdict, Label, VerifyResponse
 from judge.service import app as server_module

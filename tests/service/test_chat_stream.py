@@ -19,7 +19,7 @@ from fastapi import FastAPI
 
 from judge.audit.log import AuditLog, AuditRecord
 from judge.errors import AuditError
-from judge.judges.http import build_http_judge
+from judge.pipeline.entail.llm_judge import build_http_judge
 from judge.protocols import Judge
 from judge.schemas import Action, VerifyResponse
 from judge.service.app import ServeOptions, create_app

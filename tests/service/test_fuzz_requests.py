@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 
 from judge.audit.log import AuditLog
 from judge.errors import InputError
-from judge.pipeline.inputs import parse_json, parse_request
+from judge.inputs.request import parse_json, parse_request
 from judge.service.app import ServeOptions, create_app
 from tests.support.fake_judge import fake_settings
 

@@ -81,7 +81,7 @@ def test_judge_that_cannot_be_opened_blocks_everything(
         raise JudgeUnavailable("embedded judge failed to start")
         yield
 
-    monkeypatch.setattr("judge.judges.endpoint.open_judge", open_judge)
+    monkeypatch.setattr("judge.pipeline.entail.connect.open_judge", open_judge)
     app = create_app(fake_settings(state_dir=tmp_path), ServeOptions())
     with TestClient(app) as client:
         ready = client.get("/readyz")

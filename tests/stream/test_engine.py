@@ -11,9 +11,9 @@ import pytest
 
 from judge.api import evidence_passages
 from judge.config import Settings
-from judge.pipeline.entail.types import EntailmentResult, Premise
 from judge.pipeline.runner import verify
 from judge.schemas import Action, Claim, JudgeTrace, Label, VerifyRequest
+from judge.schemas.judging import EntailmentResult, Premise
 from judge.stream import (
     Release,
     StreamedSentence,

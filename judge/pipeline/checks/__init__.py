@@ -15,8 +15,8 @@ from judge.pipeline.checks.number_placement import NumberPlacementCheck
 from judge.pipeline.checks.numbers import NumberCheck
 from judge.pipeline.checks.polarity import PolarityCheck
 from judge.pipeline.checks.quotes import QuoteCheck
-from judge.pipeline.checks.stuffing import detect_citation_stuffing, over_cap
 from judge.pipeline.checks.times import TimeCheck
+from judge.pipeline.screens.stuffing import detect_citation_stuffing, over_cap
 from judge.protocols import Check
 
 __all__ = [

@@ -1,6 +1,6 @@
 """The look-alike check: what the normalisation had to undo in a claim is sent to review.
 
-:mod:`judge.text.normalise` reads a digit drawn as a letter ("Ƽ0%", "З1 days", "4O7") as the
+:mod:`judge.reading.normalise` reads a digit drawn as a letter ("Ƽ0%", "З1 days", "4O7") as the
 digit, so the number and identifier checks compare the value a reader sees; it drops invisible
 and bidirectional controls, so they compare the text that is displayed. A claim that needed
 either cannot be trusted to say what it shows: a person must look at it, even when the value
@@ -13,8 +13,8 @@ import re
 
 from judge.pipeline.checks.outcome import missing
 from judge.reading import read
+from judge.reading.normalise import DIGIT_LOOKALIKES
 from judge.schemas import CheckOutcome, CheckStatus, Label
-from judge.text.normalise import DIGIT_LOOKALIKES
 
 _TOKEN = re.compile(r"[^\s,;:()\[\]]+")
 

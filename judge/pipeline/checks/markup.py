@@ -5,8 +5,8 @@ outside any claim."""
 
 from __future__ import annotations
 
+from judge.reading.markup import hidden_markup
 from judge.schemas import CheckOutcome, CheckStatus, Label
-from judge.text.markup import hidden_markup
 
 
 class MarkupCheck:

@@ -1,6 +1,7 @@
 """Claim decomposition (FActScore-style atomic facts) and main-conclusion extraction: output
-schemas and prompts. :class:`judge.judges.http.HttpJudge` sends them; the pipeline decides what to
-do when they fail (a :class:`~judge.errors.JudgeOutputInvalid` is never swallowed here)."""
+schemas and prompts. :class:`judge.pipeline.entail.llm_judge.HttpJudge` sends them; the pipeline
+decides what to do when they fail (a :class:`~judge.errors.JudgeOutputInvalid` is never
+swallowed here)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from judge.judges.templates import RenderedPrompt, neutralise, render
+from judge.prompts.rendering import RenderedPrompt, neutralise, render
 from judge.schemas import Claim, ClaimOrigin
 
 DECOMPOSE_TEMPLATE = "decompose.j2"

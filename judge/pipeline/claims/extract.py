@@ -5,37 +5,46 @@ whole sentence)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from judge.config import ConclusionPolicy, Extractor, Settings
-from judge.errors import VerifierFault, fault_text
+from judge.errors import InputError, VerifierFault, fault_text
 from judge.pipeline.claims.decompose import facts_to_claims
-from judge.pipeline.claims.sentences import claims_from_structured, is_factual, split_answer
+from judge.pipeline.claims.sentences import sentence_claims
 from judge.pipeline.progress import stage
 from judge.protocols import ConclusionExtractor, Decomposer, Judge, Metered
-from judge.reading.sentences import Sentence
-from judge.schemas import Claim, ClaimOrigin, VerifyRequest
+from judge.reading.answer import AnswerReading, is_factual, read_answer
+from judge.reading.languages import UNDETERMINED
+from judge.schemas import Claim, ClaimOrigin, StructuredClaim, VerifyRequest
 
 CONCLUSION_ID = "conclusion"
 
 
 @dataclass
 class Extraction:
-    """The claims of one answer, its sentences, and what went wrong on the way."""
+    """The claims of one answer, its reading (none for structured claims), and what went wrong
+    on the way."""
 
     claims: list[Claim]
-    sentences: list[Sentence]
+    reading: AnswerReading | None
     errors: dict[str, str] = field(default_factory=dict)  # claim id -> verifier error
     notes: list[str] = field(default_factory=list)
     calls: int = 0  # judge calls spent extracting
 
+    @property
+    def language(self) -> str:
+        """The answer's language (``und`` for structured claims or one too short to tell)."""
+        return self.reading.language if self.reading is not None else UNDETERMINED
+
 
 async def extract_claims(req: VerifyRequest, judge: Judge | None, settings: Settings) -> Extraction:
     if req.claims is not None:
-        return Extraction(claims_from_structured(req.claims), [])
+        return Extraction(claims_from_structured(req.claims), None)
     answer = req.answer or ""
-    sentences, claims = split_answer(answer, known_ids=[p.id for p in req.evidence])
-    extraction = Extraction(claims, sentences)
+    reading = read_answer(answer, known_ids=[p.id for p in req.evidence])
+    claims = sentence_claims(reading)
+    extraction = Extraction(claims, reading)
     # Over the claim limit the pipeline blocks the answer: no model call may come first.
     if judge is None or len(claims) > settings.max_claims:
         return extraction
@@ -43,6 +52,24 @@ async def extract_claims(req: VerifyRequest, judge: Judge | None, settings: Sett
         stage("decomposing claims")
         await _decompose(extraction, answer, req.question, judge, settings)
     return extraction
+
+
+def claims_from_structured(items: Sequence[StructuredClaim]) -> list[Claim]:
+    """Claims given by the caller, with the chunk ids each one cites."""
+    claims: list[Claim] = []
+    for index, item in enumerate(items):
+        text = " ".join(item.text.split())
+        if not text:
+            raise InputError(f"claim {index} has no text", field="claims")
+        claims.append(
+            Claim(
+                id=f"c{index + 1}",
+                text=text,
+                citations=tuple(item.cited_ids),
+                origin=ClaimOrigin.STRUCTURED,
+            )
+        )
+    return claims
 
 
 async def _decompose(

@@ -7,10 +7,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from judge.pipeline.entail.length import length_calibrated
-from judge.pipeline.entail.types import EntailmentResult, Premise
-from judge.pipeline.entail.verdict import decide_label, evidence_spans
+from judge.pipeline.entail.score import decide_label
+from judge.pipeline.entail.verdict import evidence_spans
 from judge.protocols import ContradictionProbe, Judge
 from judge.schemas import Claim, EvidenceSpan, JudgeTrace, Label
+from judge.schemas.judging import EntailmentResult, Premise
 
 
 @dataclass

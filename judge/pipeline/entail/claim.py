@@ -16,7 +16,6 @@ from judge.pipeline.entail.aggregate import (
 from judge.pipeline.entail.pointers import sentence_pointers
 from judge.pipeline.entail.select import select_evidence
 from judge.pipeline.entail.thresholds import Thresholds
-from judge.pipeline.entail.types import Premise
 from judge.pipeline.entail.windows import SourceSpan, premises_for_claim
 from judge.protocols import ContradictionProbe, Judge
 from judge.reading.sentences import split_sentences
@@ -28,6 +27,7 @@ from judge.schemas import (
     Label,
     Passage,
 )
+from judge.schemas.judging import Premise
 
 
 def selected_spans(

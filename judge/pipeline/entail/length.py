@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from judge.pipeline.entail.types import EntailmentResult, Premise
+from judge.schemas.judging import EntailmentResult, Premise
 
 # The evidence length at which a score is left as read.
 REFERENCE_CHARS = 1000

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from judge.pipeline.entail.select import SelectedSpan, rank_sentences
-from judge.pipeline.entail.types import Premise
 from judge.reading.words import content_forms
 from judge.schemas import EvidenceSpan, Passage
+from judge.schemas.judging import Premise
 
 # Enough for a claim that joins two facts; more would point at most of a short passage.
 POINTER_SENTENCES = 2

@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from judge.errors import JudgeOutputInvalid
-from judge.pipeline.entail.types import EntailmentResult, JudgeLabel
 from judge.pipeline.entail.verdict import (
     PromptVariant,
     TokenLogprobLike,
     answer_vocabulary,
     label_distribution,
 )
+from judge.schemas import Label
+from judge.schemas.judging import EntailmentResult, JudgeLabel
 
 LABEL_ONLY_NOTE = "unscored: the judge's label alone decided (allow_label_only)"
 LABEL_ONLY_EXTRA = "label_only"
@@ -130,3 +131,25 @@ def require_score(result: EntailmentResult) -> None:
         return
     if result.extra.get(LABEL_ONLY_EXTRA) != 1.0:
         raise JudgeOutputInvalid("judge verdict has no score and label-only mode is off")
+
+
+def decide_label(result: EntailmentResult, t_entail: float, t_contra: float) -> Label:
+    """Thresholded decision for one window.
+
+    Contradicted iff P(contradicted) >= t_contra; otherwise supported iff P(supported) >=
+    t_entail; otherwise unsupported. A result without a score is refused
+    (``JudgeOutputInvalid``) unless it is an opted-in label-only verdict, whose label then
+    decides each test. Contradiction is tested first, so it wins.
+    """
+    require_score(result)
+    if result.p_contradicted is not None:
+        contradicted = result.p_contradicted >= t_contra
+    else:
+        contradicted = result.label == "contradicted"
+    if contradicted:
+        return Label.CONTRADICTED
+    if result.p_supported is not None:
+        supported = result.p_supported >= t_entail
+    else:
+        supported = result.label == "supported"
+    return Label.SUPPORTED if supported else Label.UNSUPPORTED

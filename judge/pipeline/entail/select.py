@@ -7,8 +7,8 @@ best ``top_k`` and ``neighbours`` sentences either side are returned as contiguo
 document order. When nothing in the passages shares a word with the claim (and there is no
 embedder), no sentence can be preferred, so the whole passages are returned.
 
-The embedder is optional and loaded at the edge (:mod:`judge.text.embeddings`); here it is
-only called. Pure: no I/O.
+The embedder is optional and loaded at the edge (:mod:`judge.pipeline.entail.embeddings`);
+here it is only called. Pure: no I/O.
 """
 
 from __future__ import annotations

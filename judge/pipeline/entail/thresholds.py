@@ -18,7 +18,7 @@ from typing import Any
 
 from judge.config import MAX_LENGTH_SLOPE, Settings
 from judge.errors import ConfigError
-from judge.text import strict_json
+from judge.inputs import strict_json
 
 
 @dataclass(frozen=True)

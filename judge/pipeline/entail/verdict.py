@@ -2,7 +2,8 @@
 against the premise, the support score from logprobs, and the thresholded label. Pooling
 verdicts over windows, views and sentences is :mod:`judge.pipeline.entail.aggregate`'s job.
 
-No I/O here: :class:`judge.judges.http.HttpJudge` sends the prompts built by :func:`entail_prompt`.
+No I/O here: :class:`judge.pipeline.entail.llm_judge.HttpJudge` sends the prompts built by
+:func:`entail_prompt`.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from typing import Annotated, ClassVar, Literal, Protocol, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from judge.judges.templates import RenderedPrompt, neutralise, render, render_block
-from judge.pipeline.entail.types import EntailmentResult, JudgeLabel, Premise
-from judge.schemas import EvidenceSpan, Label
+from judge.prompts.rendering import RenderedPrompt, neutralise, render, render_block
+from judge.schemas import EvidenceSpan
+from judge.schemas.judging import JudgeLabel, Premise
 
 ENTAIL_TEMPLATE = "entail.j2"
 YES_NO_TEMPLATE = "entail_yes_no.j2"
@@ -421,31 +422,3 @@ def label_distribution(
             return {name: value / total for name, value in mass.items()}
         offset = end
     return None
-
-
-# --- decision -----------------------------------------------------------------------------------
-
-
-def decide_label(result: EntailmentResult, t_entail: float, t_contra: float) -> Label:
-    """Thresholded decision for one window.
-
-    Contradicted iff P(contradicted) >= t_contra; otherwise supported iff P(supported) >=
-    t_entail; otherwise unsupported. A result without a score is refused
-    (``JudgeOutputInvalid``) unless it is an opted-in label-only verdict, whose label then
-    decides each test. Contradiction is tested first, so it wins.
-    """
-    # Imported here: the score module reads this module's verdict schema.
-    from judge.pipeline.entail.score import require_score
-
-    require_score(result)
-    if result.p_contradicted is not None:
-        contradicted = result.p_contradicted >= t_contra
-    else:
-        contradicted = result.label == "contradicted"
-    if contradicted:
-        return Label.CONTRADICTED
-    if result.p_supported is not None:
-        supported = result.p_supported >= t_entail
-    else:
-        supported = result.label == "supported"
-    return Label.SUPPORTED if supported else Label.UNSUPPORTED

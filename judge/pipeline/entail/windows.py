@@ -1,10 +1,10 @@
 """Premises: the evidence text a claim is judged against, cut into token-bounded windows.
 
-Pure: token counts come from :mod:`judge.text.tokens`, which loads the tokenizer. A claim citing
-several passages is judged against their concatenation, each passage introduced by its id in
-square brackets. Evidence longer than ``window_tokens`` is cut into overlapping windows on
-sentence boundaries; every :class:`~judge.protocols.PremisePiece` maps a stretch of the premise
-text back to the exact offsets of its passage.
+Pure: token counts come from :mod:`judge.pipeline.entail.tokens`, which loads the tokenizer.
+A claim citing several passages is judged against their concatenation, each passage introduced
+by its id in square brackets. Evidence longer than ``window_tokens`` is cut into overlapping
+windows on sentence boundaries; every :class:`~judge.schemas.judging.PremisePiece` maps a stretch
+of the premise text back to the exact offsets of its passage.
 
 Token counts use tiktoken's ``cl100k_base`` encoding. It is not the judge model's tokenizer, so
 window sizes are approximate (within about 20 % for Qwen-family models); the budget only needs
@@ -18,9 +18,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from judge.pipeline.entail.types import Premise, PremisePiece
+from judge.pipeline.entail.tokens import count_tokens, encoding
 from judge.schemas import Claim, EvidenceLedger, Passage
-from judge.text.tokens import count_tokens, encoding
+from judge.schemas.judging import Premise, PremisePiece
 
 _PASSAGE_GAP = "\n\n"
 _SPAN_GAP = "\n…\n"  # between two non-adjacent spans of one passage

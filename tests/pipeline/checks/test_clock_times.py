@@ -1,9 +1,9 @@
 import pytest
 
 from judge.pipeline.checks import NumberCheck, TimeCheck
+from judge.reading.normalise import normalise
 from judge.reading.values.times import find_times
 from judge.schemas import CheckStatus, Label
-from judge.text.normalise import normalise
 
 check = TimeCheck()
 EVIDENCE = (

@@ -1,9 +1,9 @@
 import pytest
 
 from judge.pipeline.checks import DateCheck
+from judge.reading.normalise import normalise
 from judge.reading.values.dates import find_dates
 from judge.schemas import CheckStatus, Label
-from judge.text.normalise import normalise
 
 check = DateCheck()
 

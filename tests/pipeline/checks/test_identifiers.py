@@ -1,9 +1,9 @@
 import pytest
 
 from judge.pipeline.checks import IdentifierCheck
+from judge.reading.normalise import normalise
 from judge.reading.values.identifiers import find_identifiers
 from judge.schemas import CheckStatus, Label
-from judge.text.normalise import normalise
 
 check = IdentifierCheck()
 

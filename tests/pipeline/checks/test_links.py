@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from judge.pipeline.checks.links import LinkCheck
+from judge.reading.normalise import normalise
 from judge.reading.values.links import find_addresses
 from judge.schemas import CheckStatus, Label
-from judge.text.normalise import normalise
 
 CHECK = LinkCheck()
 EVIDENCE = (

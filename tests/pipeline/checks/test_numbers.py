@@ -3,9 +3,9 @@ from decimal import Decimal
 import pytest
 
 from judge.pipeline.checks import NumberCheck
+from judge.reading.normalise import normalise
 from judge.reading.values.quantities import find_quantities
 from judge.schemas import CheckStatus, Label
-from judge.text.normalise import normalise
 
 check = NumberCheck()
 

@@ -8,8 +8,8 @@ import pytest
 from judge.pipeline.checks.polarity import PolarityCheck
 from judge.pipeline.checks.polarity.word_flips import word_flip
 from judge.reading import read
+from judge.reading.normalise import normalise
 from judge.schemas import CheckStatus, Label
-from judge.text.normalise import normalise
 
 CHECK = PolarityCheck()
 

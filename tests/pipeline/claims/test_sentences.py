@@ -5,12 +5,9 @@ from __future__ import annotations
 import pytest
 
 from judge.errors import InputError
-from judge.pipeline.claims.sentences import (
-    claims_from_structured,
-    coverage,
-    extract_sentence_claims,
-    is_factual,
-)
+from judge.pipeline.claims.extract import claims_from_structured
+from judge.pipeline.claims.sentences import coverage, extract_sentence_claims
+from judge.reading.answer import is_factual, read_answer
 from judge.reading.sentences import split_sentences
 from judge.schemas import CharSpan, Claim, ClaimOrigin, StructuredClaim
 
@@ -136,7 +133,7 @@ def _sentence_claims(answer: str) -> tuple[list[Claim], list[CharSpan]]:
 def test_sentence_claims_cover_the_whole_answer() -> None:
     answer = "Sure! Refunds take 30 days [S1].\n- Shipping is free"
     claims, _ = _sentence_claims(answer)
-    report = coverage(answer, claims, split_sentences(answer))
+    report = coverage(read_answer(answer), claims)
     assert report.complete
     assert report.uncovered_words == []
 
@@ -145,7 +142,7 @@ def test_dropped_sentence_is_reported() -> None:
     answer = "Refunds take 30 days [S1]. Shipping is free. Thanks!"
     claims, _ = _sentence_claims(answer)
     kept = [c for c in claims if c.sentence_index != 1]
-    report = coverage(answer, kept, split_sentences(answer))
+    report = coverage(read_answer(answer), kept)
     assert report.uncovered_words == ["Shipping", "free"]
     assert [answer[s.start : s.end] for s in report.uncovered_spans] == ["Shipping", "free"]
     assert [answer[s.start : s.end] for s in report.sentences_without_claims] == [
@@ -156,7 +153,6 @@ def test_dropped_sentence_is_reported() -> None:
 
 def test_decomposed_claims_cover_by_word_form_within_their_span() -> None:
     answer = "Acme refunds purchases within 30 days and ships for free [S1]."
-    sentences = split_sentences(answer)
     parent = extract_sentence_claims(answer)[0]
 
     def fact(k: int, text: str) -> Claim:
@@ -171,10 +167,10 @@ def test_decomposed_claims_cover_by_word_form_within_their_span() -> None:
         )
 
     complete = [fact(1, "Acme refunded a purchase within 30 days."), fact(2, "Acme ships free.")]
-    assert coverage(answer, complete, sentences).complete
+    assert coverage(read_answer(answer), complete).complete
 
     partial = [fact(1, "Acme refunds purchases within 30 days.")]
-    report = coverage(answer, partial, sentences)
+    report = coverage(read_answer(answer), partial)
     assert report.uncovered_words == ["ships", "free"]
     assert report.sentences_without_claims == []
 
@@ -193,7 +189,7 @@ def test_decomposed_claim_does_not_cover_words_outside_its_span() -> None:
             parent_id="c1",
         )
     ]
-    report = coverage(answer, only_first, sentences)
+    report = coverage(read_answer(answer), only_first)
     assert report.uncovered_words == ["Beta", "ships", "free"]
     assert [answer[s.start : s.end] for s in report.sentences_without_claims] == [
         "Beta ships for free."
@@ -203,7 +199,7 @@ def test_decomposed_claim_does_not_cover_words_outside_its_span() -> None:
 def test_conclusion_claims_cover_nothing() -> None:
     answer = "Acme ships for free."
     conclusion = Claim(id="conclusion", text="Acme ships for free.", origin=ClaimOrigin.CONCLUSION)
-    report = coverage(answer, [conclusion], split_sentences(answer))
+    report = coverage(read_answer(answer), [conclusion])
     assert report.uncovered_words == ["Acme", "ships", "free"]
 
 
@@ -218,4 +214,4 @@ def test_coverage_ignores_markers_and_headings() -> None:
         origin=ClaimOrigin.DECOMPOSED,
         parent_id="c2",
     )
-    assert coverage(answer, [fact], sentences).complete
+    assert coverage(read_answer(answer), [fact]).complete

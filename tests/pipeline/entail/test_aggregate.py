@@ -13,9 +13,9 @@ from judge.pipeline.entail.aggregate import (
     judge_sentences,
     probe_judgement,
 )
-from judge.pipeline.entail.types import Premise
 from judge.pipeline.entail.windows import SourceSpan, build_premises
 from judge.schemas import Claim, Label, Passage
+from judge.schemas.judging import Premise
 from tests.support.fake_judge import (
     FakeJudgeServer,
     fake_settings,

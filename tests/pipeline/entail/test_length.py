@@ -17,9 +17,9 @@ from judge.pipeline.entail.length import (
     length_calibrated,
 )
 from judge.pipeline.entail.thresholds import active_thresholds, load_calibration
-from judge.pipeline.entail.types import EntailmentResult, Premise
 from judge.pipeline.entail.windows import build_premises
 from judge.schemas import Claim, JudgeTrace, Label, Passage
+from judge.schemas.judging import EntailmentResult, Premise
 from tests.support.fake_judge import FakeJudgeServer, confident, verdict_response
 
 CLAIM = Claim(id="c1", text="Express orders ship within 2 business days.", citations=("P1",))

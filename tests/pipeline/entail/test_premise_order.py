@@ -9,8 +9,8 @@ from typing import Any
 
 import httpx
 
-from judge.judges.http import build_http_judge
 from judge.judges.transport import FailFastTransport
+from judge.pipeline.entail.llm_judge import build_http_judge
 from judge.pipeline.runner import verify
 from tests.support.fake_judge import (
     FAKE_BASE_URL,

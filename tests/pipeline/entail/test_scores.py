@@ -10,17 +10,16 @@ import pytest
 from openai.types.chat import ChatCompletionTokenLogprob
 
 from judge.errors import JudgeOutputInvalid
-from judge.pipeline.entail.score import LABEL_ONLY_EXTRA
-from judge.pipeline.entail.types import EntailmentResult
+from judge.pipeline.entail.score import LABEL_ONLY_EXTRA, decide_label
 from judge.pipeline.entail.verdict import (
     YES_NO_LABELS,
-    decide_label,
     label_distribution,
     label_value_offset,
 )
 from judge.pipeline.entail.windows import build_premises
 from judge.pipeline.runner import verify
 from judge.schemas import Action, Claim, JudgeTrace, Label, Passage
+from judge.schemas.judging import EntailmentResult
 from tests.support.fake_judge import (
     FakeJudgeServer,
     chat_completion,

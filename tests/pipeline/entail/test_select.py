@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from judge.pipeline.entail.embeddings import MiniLMEmbedder, default_embedder
 from judge.pipeline.entail.select import (
     Embedder,
     SelectedSpan,
@@ -16,7 +17,6 @@ from judge.pipeline.entail.select import (
     select_evidence,
 )
 from judge.schemas import Passage
-from judge.text.embeddings import MiniLMEmbedder, default_embedder
 
 STORE = Passage(
     id="store",

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judge.pipeline.entail import windows
-from judge.pipeline.entail.types import Premise
+from judge.pipeline.entail.tokens import count_tokens, encoding
 from judge.pipeline.entail.windows import SourceSpan, build_premises, premises_for_claim
 from judge.schemas import Claim, EvidenceLedger, Passage
-from judge.text.tokens import count_tokens, encoding
+from judge.schemas.judging import Premise
 
 
 def _assert_pieces_map_back(premise: Premise, passages: list[Passage]) -> None:

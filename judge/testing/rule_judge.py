@@ -32,8 +32,8 @@ from judge.pipeline.entail.verdict import (
     VerdictContradiction,
     label_value_offset,
 )
+from judge.reading.normalise import normalise
 from judge.reading.words import content_words, word_form
-from judge.text.normalise import normalise
 
 FAKE_MODEL = "rule-judge"
 FAKE_BASE_URL = "http://rule-judge.invalid/v1"

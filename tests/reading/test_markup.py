@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.text.markup import hidden_markup
+from judge.reading.markup import hidden_markup
 
 
 @pytest.mark.parametrize(

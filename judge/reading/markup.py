@@ -16,7 +16,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from judge.text.normalise import CHARACTER_REFERENCE
+from judge.reading.normalise import CHARACTER_REFERENCE
 
 # Elements that hide, strike out, replace, reorder ("bdo" shows "03" as "30"), recolour
 # ("font") or run their content.
@@ -98,7 +98,7 @@ def _plain_entity(reference: str) -> bool:
     if reference[1:-1].lower() in _PLAIN_ENTITIES:
         return True
     # Typography (quotes, dashes, "≥", "©", spaces) hides no word: the checks read it decoded
-    # (judge.text.normalise). A letter, digit, mark or control spells text a reader sees and a
+    # (judge.reading.normalise). A letter, digit, mark or control spells text a reader sees and a
     # judge reading the source may not, and a sign turns a number.
     shown = html.unescape(reference)
     if len(shown) != 1 or shown in _SIGNS:

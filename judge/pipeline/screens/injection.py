@@ -2,7 +2,7 @@
 sent to review, unjudged.
 
 What reaches the judge for one claim is its cited passages, the claim, the question and, for
-answer text, the sentence the claim comes from; each is scanned (judge.text.injection) and every
+answer text, the sentence the claim comes from; each is scanned (judge.reading.injection) and every
 suspect span is named in the verdict. Passages are scanned once per request, whatever the
 number of claims citing them; a passage's source is scanned with its text, as reports show it.
 """
@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from judge.pipeline.align import Alignment
+from judge.reading.injection import Finding, find_injections
 from judge.schemas import (
     CheckOutcome,
     CheckStatus,
@@ -22,7 +23,6 @@ from judge.schemas import (
     EvidenceSpan,
     Label,
 )
-from judge.text.injection import Finding, find_injections
 
 CHECK_NAME = "injection"
 _SNIPPET = 60

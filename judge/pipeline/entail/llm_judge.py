@@ -1,20 +1,15 @@
-"""The HTTP judge over any OpenAI-compatible endpoint (or a pool of them, :mod:`judge.judges.pool`).
+"""The LLM judge: stage 5's questions (entailment, the contradiction probe, atomic facts, the
+main conclusion) asked of a model over :class:`~judge.judges.client.ModelClient`.
 
-Any OpenAI-compatible chat-completions server works (vLLM in production, llama.cpp's server
-embedded). Every verdict and text call is looked up in the verdict cache first; only a miss
-loads the HTTP stack (:mod:`judge.judges.transport`, :mod:`judge.judges.completion`), so a
-request the cache answers in full never imports openai or instructor.
-
-Whatever goes wrong becomes a :class:`~judge.errors.VerifierFault` (:mod:`judge.judges.faults`):
-``JudgeUnavailable`` for the transport and HTTP errors, ``JudgeOutputInvalid`` for truncated or
-invalid output once the re-asks are spent. No default label is ever returned.
+The prompts are built here, from the templates in ``judge.prompts``; the client only sends them.
+Every verdict and text call is looked up in the verdict cache first, keyed by the request's
+ledger hash, the template hash and the decoding. No default label is ever returned: a call that
+fails raises a :class:`~judge.errors.VerifierFault`.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -22,15 +17,12 @@ import httpx
 from pydantic import BaseModel
 
 from judge.config import Settings
-from judge.errors import ConfigError, JudgeUnavailable
+from judge.errors import ConfigError
 from judge.judges.cache import VerdictCache, call_key, verdict_key
-from judge.judges.endpoint_urls import api_base, endpoint_pool, http_timeout, pool_transport
-from judge.judges.pool import POOL_ROOT, EndpointPool
-from judge.judges.served import served_models
-from judge.judges.templates import RenderedPrompt, ledger_nonce, new_nonce, new_nonce_key
+from judge.judges.client import JudgeUsage, ModelClient, build_model_client
+from judge.judges.pool import EndpointPool
 from judge.pipeline.claims.decompose import Conclusion, Facts, conclusion_prompt, decompose_prompt
 from judge.pipeline.entail.score import LABEL_ONLY_NOTE, read_score
-from judge.pipeline.entail.types import EntailmentResult, Premise
 from judge.pipeline.entail.verdict import (
     DEFAULT_VARIANT,
     TOP_LOGPROBS,
@@ -41,77 +33,20 @@ from judge.pipeline.entail.verdict import (
     premise_scope,
     verdict_model,
 )
+from judge.prompts.rendering import RenderedPrompt, ledger_nonce, new_nonce, new_nonce_key
 from judge.schemas import Claim, JudgeTrace
+from judge.schemas.judging import EntailmentResult, Premise
 
 if TYPE_CHECKING:
-    import instructor
-    import openai
-
     from judge.judges.completion import Completed
+
+__all__ = ["HttpJudge", "JudgeUsage", "build_http_judge"]
 
 M = TypeVar("M", bound=BaseModel)
 
 
-@dataclass
-class JudgeUsage:
-    """Model calls and tokens spent through one judge (or one request's view of it)."""
-
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-
-@dataclass
-class _Shared:
-    settings: Settings
-    make_openai: Callable[[], openai.AsyncOpenAI]
-    cache: VerdictCache | None
-    variant: VerdictVariant
-    model: str | None
-    owns_client: bool
-    # The plain HTTP client that lists the served models, and the API root it asks.
-    make_lookup: Callable[[], httpx.AsyncClient]
-    lookup_root: str
-    pool: EndpointPool | None = None
-    # Built on the first call that goes to the server: a request served wholly from the cache
-    # pays neither for the clients (an SSL context, openai's resource modules) nor for
-    # instructor's wrapping of them.
-    _openai: openai.AsyncOpenAI | None = None
-    _instructor: instructor.AsyncInstructor | None = None
-    _lookup: httpx.AsyncClient | None = None
-    # Claims judged side by side each need the model id: one of them asks the server.
-    model_lookup: asyncio.Lock = field(default_factory=asyncio.Lock)
-    nonce_key: bytes = field(default_factory=new_nonce_key)
-
-    @property
-    def openai(self) -> openai.AsyncOpenAI:
-        if self._openai is None:
-            self._openai = self.make_openai()
-        return self._openai
-
-    @property
-    def instructor(self) -> instructor.AsyncInstructor:
-        if self._instructor is None:
-            from judge.judges.completion import structured_client
-
-            self._instructor = structured_client(self.openai)
-        return self._instructor
-
-    @property
-    def lookup(self) -> httpx.AsyncClient:
-        if self._lookup is None:
-            self._lookup = self.make_lookup()
-        return self._lookup
-
-    async def close(self) -> None:
-        if self._openai is not None:
-            await self._openai.close()
-        if self._lookup is not None:
-            await self._lookup.aclose()
-
-
 class HttpJudge:
-    """Judge and decomposer over an OpenAI-compatible endpoint. Safe to call concurrently.
+    """Judge and decomposer over a model client. Safe to call concurrently.
 
     Prompts fence their data with a nonce held by the judge that data cannot guess. It stays the
     same across the claims of one request, and across the requests on one evidence ledger (it is
@@ -120,8 +55,19 @@ class HttpJudge:
     with :meth:`for_request`.
     """
 
-    def __init__(self, shared: _Shared, *, nonce: str, ledger_hash: str | None, root: bool) -> None:
-        self._shared = shared
+    def __init__(
+        self,
+        client: ModelClient,
+        variant: VerdictVariant,
+        nonce_key: bytes,
+        *,
+        nonce: str,
+        ledger_hash: str | None,
+        root: bool,
+    ) -> None:
+        self.client = client
+        self._variant = variant
+        self._nonce_key = nonce_key
         self.nonce = nonce
         self.ledger_hash = ledger_hash
         self.usage = JudgeUsage()
@@ -130,58 +76,43 @@ class HttpJudge:
     @property
     def model_id(self) -> str:
         """The model id sent with every request; empty until discovered by :meth:`resolve_model`."""
-        return self._shared.model or ""
+        return self.client.model or ""
 
     @property
     def settings(self) -> Settings:
-        return self._shared.settings
+        return self.client.settings
 
     @property
     def pool(self) -> EndpointPool | None:
         """The endpoints this judge balances over (None with a client given by the caller)."""
-        return self._shared.pool
+        return self.client.pool
 
     def for_request(self, *, ledger_hash: str | None = None) -> HttpJudge:
         """A view for one request: the ledger's nonce (a fresh one without a ledger), the
-        request's ledger hash in every cache key, its own usage counters; the HTTP client, cache
-        and model are shared."""
-        nonce = ledger_nonce(self._shared.nonce_key, ledger_hash) if ledger_hash else new_nonce()
-        return HttpJudge(self._shared, nonce=nonce, ledger_hash=ledger_hash, root=False)
+        request's ledger hash in every cache key, its own usage counters; the model client,
+        cache and model are shared."""
+        nonce = ledger_nonce(self._nonce_key, ledger_hash) if ledger_hash else new_nonce()
+        return HttpJudge(
+            self.client,
+            self._variant,
+            self._nonce_key,
+            nonce=nonce,
+            ledger_hash=ledger_hash,
+            root=False,
+        )
 
     async def ping(self) -> list[str]:
-        """The ids of the models the server serves (GET /v1/models), for readiness checks.
-
-        Raises ``JudgeUnavailable`` when the server cannot be reached or answers an error.
-        Asked once, without retries, over plain HTTP (:mod:`judge.judges.served`).
-        """
-        shared = self._shared
-        return await served_models(shared.lookup, shared.lookup_root, shared.settings.api_key)
+        """The ids of the models the server serves, for readiness checks (no retries)."""
+        return await self.client.ping()
 
     async def resolve_model(self) -> str:
         """The configured model id, or the one model the server lists (asked once)."""
-        if self._shared.model:
-            return self._shared.model
-        async with self._shared.model_lookup:
-            if self._shared.model:
-                return self._shared.model
-            return await self._look_up_model()
-
-    async def _look_up_model(self) -> str:
-        served = await self.ping()
-        if not served:
-            raise JudgeUnavailable("the judge server lists no model")
-        if len(served) > 1:
-            raise ConfigError(
-                f"the judge server lists {len(served)} models ({', '.join(served[:5])}); "
-                "set JUDGE_MODEL to choose one"
-            )
-        self._shared.model = served[0]
-        return served[0]
+        return await self.client.resolve_model()
 
     async def entail(
         self, claim: Claim, premise: Premise, question: str | None = None
     ) -> EntailmentResult:
-        return await self._entail(claim, premise, question, self._shared.variant)
+        return await self._entail(claim, premise, question, self._variant)
 
     async def probe_contradiction(
         self, claim: Claim, premise: Premise, question: str | None = None
@@ -189,20 +120,18 @@ class HttpJudge:
         """P(contradicted), which the yes/no question lacks. After a yes/no verdict it is asked
         as a follow-up turn of that conversation (the server reuses its cached evidence prefix);
         otherwise as the three-way label-only question."""
-        variant: PromptVariant = (
-            "contradiction" if self._shared.variant == "yes_no" else "label_only"
-        )
+        variant: PromptVariant = "contradiction" if self._variant == "yes_no" else "label_only"
         return await self._entail(claim, premise, question, variant)
 
     async def _entail(
         self, claim: Claim, premise: Premise, question: str | None, variant: PromptVariant
     ) -> EntailmentResult:
-        settings = self._shared.settings
+        settings = self.client.settings
         question = question.strip() if question and question.strip() else None
         model = await self.resolve_model()
         prompt = entail_prompt(premise, claim.text, question, nonce=self.nonce, variant=variant)
         decoding = self._decoding(logprobs=settings.logprobs)
-        cache = self._shared.cache
+        cache = self.client.cache
         key: str | None = None
         if cache is not None:
             key = verdict_key(
@@ -292,7 +221,7 @@ class HttpJudge:
         """A text call served from the verdict cache when the same request made it before, so
         an identical request verified again makes no judge call at all."""
         decoding = self._decoding(logprobs=False)
-        cache = self._shared.cache
+        cache = self.client.cache
         key: str | None = None
         if cache is not None:
             key = call_key(
@@ -314,8 +243,8 @@ class HttpJudge:
 
     async def aclose(self) -> None:
         """Close the HTTP client if this judge created it (views never close it)."""
-        if self._root and self._shared.owns_client:
-            await self._shared.close()
+        if self._root and self.client.owns_client:
+            await self.client.close()
 
     async def __aenter__(self) -> HttpJudge:
         return self
@@ -329,35 +258,12 @@ class HttpJudge:
         await self.aclose()
 
     def _decoding(self, *, logprobs: bool) -> dict[str, Any]:
-        settings = self._shared.settings
-        return {
-            "temperature": settings.temperature,
-            "max_tokens": settings.max_tokens,
-            "logprobs": logprobs,
-            "top_logprobs": TOP_LOGPROBS if logprobs else None,
-        }
+        return self.client.decoding(logprobs=logprobs, top_logprobs=TOP_LOGPROBS)
 
     async def _complete(
         self, prompt: RenderedPrompt, response_model: type[M], model: str, decoding: dict[str, Any]
     ) -> Completed[M]:
-        from judge.judges.completion import Attempts, complete
-
-        attempts = Attempts()
-        try:
-            done = await complete(
-                self._shared.instructor,
-                prompt,
-                response_model,
-                model,
-                decoding,
-                reasks=self._shared.settings.reasks,
-                attempts=attempts,
-            )
-        finally:
-            self.usage.calls += attempts.count
-        self.usage.prompt_tokens += done.prompt_tokens
-        self.usage.completion_tokens += done.completion_tokens
-        return done
+        return await self.client.complete(prompt, response_model, model, decoding, self.usage)
 
 
 def _facts(parsed: Facts) -> list[str]:
@@ -377,53 +283,25 @@ def build_http_judge(
     cache: VerdictCache | None = None,
     variant: VerdictVariant | None = None,
 ) -> HttpJudge:
-    """The HTTP judge for ``base_url`` (default ``settings.base_url``).
+    """The LLM judge over ``base_url`` (default ``settings.base_url``).
 
     ``model`` defaults to ``settings.model``, else the one model the server lists. Without
-    ``http_client`` one is built with explicit timeouts and :class:`FailFastTransport` (and is
+    ``http_client`` one is built with explicit timeouts and the fail-fast pool transport (and is
     closed by :meth:`HttpJudge.aclose`); a given client is used as it is and left open.
     ``cache=None`` disables caching (see :meth:`VerdictCache.from_settings`). ``variant`` picks
     the verdict field order (``label_first`` by default, or ``settings.verdict_variant``).
     """
-    url = base_url or settings.base_url
-    if not url:
-        raise ConfigError("no judge endpoint: give base_url or set JUDGE_BASE_URL")
     chosen = variant or getattr(settings, "verdict_variant", None) or DEFAULT_VARIANT
     if chosen not in VARIANTS:
         raise ConfigError(f"unknown verdict variant {chosen!r}; use one of {', '.join(VARIANTS)}")
-    if http_client is not None and "," in url:
-        raise ConfigError("a pool of judge endpoints needs the judge's own HTTP client")
-    owns_client = http_client is None
-    # The pool exists from the start (metrics report it); the HTTP and openai clients are
-    # built on the first call that reaches a server.
-    pool = endpoint_pool(url) if http_client is None else None
-
-    def make_openai() -> openai.AsyncOpenAI:
-        from judge.judges.transport import given_openai_client, pool_openai_client
-
-        if pool is not None:
-            return pool_openai_client(settings, pool)
-        assert http_client is not None
-        return given_openai_client(settings, url, http_client)
-
-    def make_lookup() -> httpx.AsyncClient:
-        if pool is None:
-            assert http_client is not None
-            return http_client  # the caller's, closed by the caller
-        # The pool transport without the fail-fast wrapper, which raises openai's errors.
-        return httpx.AsyncClient(
-            transport=pool_transport(settings, pool), timeout=http_timeout(settings)
-        )
-
-    shared = _Shared(
-        settings=settings,
-        make_openai=make_openai,
-        cache=cache,
-        variant=cast(VerdictVariant, chosen),
-        model=model or settings.model,
-        owns_client=owns_client,
-        make_lookup=make_lookup,
-        lookup_root=POOL_ROOT if pool is not None else api_base(url),
-        pool=pool,
+    client = build_model_client(
+        settings, base_url=base_url, model=model, http_client=http_client, cache=cache
     )
-    return HttpJudge(shared, nonce=new_nonce(), ledger_hash=None, root=True)
+    return HttpJudge(
+        client,
+        cast(VerdictVariant, chosen),
+        new_nonce_key(),
+        nonce=new_nonce(),
+        ledger_hash=None,
+        root=True,
+    )

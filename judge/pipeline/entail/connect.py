@@ -19,7 +19,7 @@ from judge.judges.wrappers import UnavailableJudge
 from judge.protocols import Judge
 
 if TYPE_CHECKING:
-    from judge.judges.http import HttpJudge
+    from judge.pipeline.entail.llm_judge import HttpJudge
 
 
 def _progress(message: str) -> None:
@@ -40,7 +40,7 @@ async def resolve_endpoint(settings: Settings) -> tuple[str, str | None]:
 async def open_judge(settings: Settings) -> AsyncIterator[HttpJudge]:
     # Imported here: the HTTP stack (openai, instructor) loads only when a judge is opened.
     from judge.judges.cache import VerdictCache
-    from judge.judges.http import build_http_judge
+    from judge.pipeline.entail.llm_judge import build_http_judge
 
     base_url, model = await resolve_endpoint(settings)
     try:

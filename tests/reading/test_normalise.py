@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from judge.pipeline.checks import LookalikeCheck, NumberCheck
+from judge.reading.normalise import for_checking, normalise
 from judge.schemas import CheckStatus, Label
-from judge.text.normalise import for_checking, normalise
 
 EVIDENCE = "Returns are accepted within 30 days. The fee is 15% of the price."
 

@@ -7,7 +7,7 @@ import json
 
 import httpx
 
-from judge.judges.rule_based import RuleJudge, evidence_sentences, facts, rule_verdict
+from judge.testing.rule_judge import RuleJudge, evidence_sentences, facts, rule_verdict
 from tests.support.fake_judge import rule_based_judge
 
 NONCE = "0123456789abcdef"

@@ -9,10 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from judge.errors import ConfigError, VerifierFault
-from judge.judges.templates import fence, load_template, neutralise, new_nonce, render
 from judge.pipeline.claims.decompose import conclusion_prompt, decompose_prompt
-from judge.pipeline.entail.types import Premise, PremisePiece
 from judge.pipeline.entail.verdict import entail_prompt
+from judge.prompts.rendering import fence, load_template, neutralise, new_nonce, render
+from judge.schemas.judging import Premise, PremisePiece
 
 PREMISE = Premise(text="[S1]\nRefunds take 5 days.", pieces=(PremisePiece("S1", 5, 24, 0),))
 

@@ -10,8 +10,8 @@ import pytest
 from judge.batch.records import parse_line
 from judge.config import load_settings
 from judge.errors import ConfigError
+from judge.inputs import strict_json
 from judge.pipeline.entail.thresholds import load_calibration
-from judge.text import strict_json
 
 
 def test_unique_keys_load_as_json_does() -> None:

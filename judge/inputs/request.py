@@ -11,8 +11,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from judge.errors import InputError
+from judge.inputs import strict_json
 from judge.schemas import VerifyRequest
-from judge.text import strict_json
 
 MAX_JSON_DEPTH = 32
 
@@ -135,3 +135,15 @@ def _check_values(value: Any, location: tuple[int | str, ...] = ()) -> None:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def exceeded_limits(
+    req: VerifyRequest, *, max_answer_chars: int, max_claims: int
+) -> tuple[str, ...]:
+    """The size limits a request exceeds, each named with its figures. Not an input error: an
+    over-long answer is blocked with the reason, never truncated and checked in part."""
+    if req.answer is not None and len(req.answer) > max_answer_chars:
+        return (f"answer: {len(req.answer)} characters exceed the limit of {max_answer_chars}",)
+    if req.claims is not None and len(req.claims) > max_claims:
+        return (f"claims: {len(req.claims)} claims exceed the limit of {max_claims}",)
+    return ()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from judge.errors import InputError
-from judge.text.citations import parse_citations, remove_markers, strip_citations
+from judge.reading.citations import parse_citations, remove_markers, strip_citations
 
 
 def _ids(text: str, **kwargs: object) -> list[tuple[str, ...]]:

@@ -143,7 +143,7 @@ def for_checking(text: str) -> Normalised:
 
 
 # An HTML character reference, as a renderer reads it: "&#8805;", "&#x2265;", "&ge;". The
-# markup rule (judge.text.markup) finds the same ones.
+# markup rule (judge.reading.markup) finds the same ones.
 CHARACTER_REFERENCE = re.compile(r"&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")
 
 
