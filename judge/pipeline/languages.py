@@ -66,9 +66,7 @@ def language_gate(
     )
 
 
-def with_languages(
-    verdicts: Iterable[ClaimVerdict], answer_language: str
-) -> list[ClaimVerdict]:
+def with_languages(verdicts: Iterable[ClaimVerdict], answer_language: str) -> list[ClaimVerdict]:
     """The verdicts with each claim's language recorded (``answer_language`` where a claim is
     too short to tell)."""
     return [

@@ -7,6 +7,7 @@ cut into pieces of at most ``max_chars`` at a blank, scored by BM25 over content
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -17,7 +18,14 @@ from rank_bm25 import BM25Plus
 from judge.reading.sentences import split_sentences
 from judge.reading.words import content_words, word_form
 
-__all__ = ["DEFAULT_MAX_UNIT_CHARS", "Ranked", "SentenceIndex", "bm25_tokens", "sentence_bounds"]
+__all__ = [
+    "DEFAULT_MAX_UNIT_CHARS",
+    "Bm25",
+    "Ranked",
+    "SentenceIndex",
+    "bm25_tokens",
+    "sentence_bounds",
+]
 
 DEFAULT_MAX_UNIT_CHARS = 600
 
@@ -58,16 +66,16 @@ def sentence_bounds(text: str, max_chars: int) -> tuple[tuple[int, int, tuple[st
     return tuple((start, end, bm25_tokens(text[start:end])) for start, end in bounds)
 
 
-class SentenceIndex:
-    """The sentences of one text with their BM25 postings, built once per text: ranking many
-    claims against the same evidence then costs a pass over each claim's terms, not a new index
-    and a pass over every sentence each time."""
+class Bm25:
+    """BM25 over a fixed list of documents (each a sequence of terms), the one ranker of the
+    package: Okapi scoring with BM25+'s IDF at delta 0, which stays positive on the tiny corpora
+    seen here (a term in half of two sentences would get IDF 0 under Okapi). Postings are built
+    once, so scoring many queries against the same documents costs a pass over each query's
+    terms."""
 
-    def __init__(self, text: str, max_chars: int = DEFAULT_MAX_UNIT_CHARS) -> None:
-        self.text = text
-        self.units = sentence_bounds(text, max_chars)
-        docs = [terms for _, _, terms in self.units]
-        self._model = BM25Plus(docs, delta=0.0) if any(docs) else None
+    def __init__(self, docs: Sequence[Sequence[str]]) -> None:
+        self.size = len(docs)
+        self._model = BM25Plus(list(docs), delta=0.0) if any(docs) else None
         self._postings: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
         if self._model is None:
             return
@@ -83,21 +91,39 @@ class SentenceIndex:
         }
         self._lengths = np.asarray(self._model.doc_len, dtype=np.float64)
 
-    def rank(self, query: str, top: int | None = None) -> list[Ranked]:
-        """The ``top`` sentences (all, by default) that match ``query`` at all, best first."""
+    def scores(self, query: Sequence[str]) -> npt.NDArray[np.float64]:
+        """Each document's score for ``query`` (a term given twice counts twice)."""
+        scores = np.zeros(self.size, dtype=np.float64)
         model = self._model
-        terms = bm25_tokens(query)
-        if model is None or not terms:
-            return []
+        if model is None:
+            return scores
         k1, b = model.k1, model.b
-        scores = np.zeros(len(self.units), dtype=np.float64)
-        for term in terms:
+        for term in query:
             posting = self._postings.get(term)
             if posting is None:
                 continue
             where, counts = posting
             norm = k1 * (1 - b + b * self._lengths[where] / model.avgdl) + counts
             scores[where] += (model.idf.get(term) or 0.0) * (counts * (k1 + 1) / norm)
+        return scores
+
+
+class SentenceIndex:
+    """The sentences of one text with their BM25 postings, built once per text: ranking many
+    claims against the same evidence then costs a pass over each claim's terms, not a new index
+    and a pass over every sentence each time."""
+
+    def __init__(self, text: str, max_chars: int = DEFAULT_MAX_UNIT_CHARS) -> None:
+        self.text = text
+        self.units = sentence_bounds(text, max_chars)
+        self._bm25 = Bm25([terms for _, _, terms in self.units])
+
+    def rank(self, query: str, top: int | None = None) -> list[Ranked]:
+        """The ``top`` sentences (all, by default) that match ``query`` at all, best first."""
+        terms = bm25_tokens(query)
+        if not terms:
+            return []
+        scores = self._bm25.scores(terms)
         best = float(scores.max()) if len(scores) else 0.0
         if best <= 0:
             return []

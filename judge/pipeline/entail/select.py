@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-from rank_bm25 import BM25Plus
 
-from judge.reading.ranking import DEFAULT_MAX_UNIT_CHARS, bm25_tokens, sentence_bounds
+from judge.reading.ranking import DEFAULT_MAX_UNIT_CHARS, Bm25, bm25_tokens, sentence_bounds
 from judge.schemas import Passage
 
 __all__ = [
@@ -240,10 +239,7 @@ def _scores(
 def _bm25(query: Sequence[str], docs: Sequence[Sequence[str]]) -> list[float]:
     if not query or not any(docs):
         return [0.0] * len(docs)
-    # BM25+ with delta 0 is Okapi scoring with an IDF that stays positive on the tiny corpora
-    # seen here (a term in half of two sentences would get IDF 0 under Okapi).
-    model = BM25Plus(docs, delta=0.0)
-    return [float(score) for score in model.get_scores(query)]
+    return [float(score) for score in Bm25(docs).scores(query)]
 
 
 def _normalised(scores: list[float]) -> list[float]:
