@@ -14,8 +14,9 @@ installed package); several are interleaved request by request.
 
 Judge: none with ``--fake-judge`` (the rule-based script of :mod:`judge.testing`'s fake server,
 on loopback); else the embedded judge (or the one ``JUDGE_BASE_URL`` names). Time on the
-2-core development machine: not measured for the 55 requests (two trees, fake judge); with the
-embedded judge the run in LAYOUT.md was stopped after 22 pairs on a saturated machine.
+2-core development machine: 55 requests on two trees with the fake judge, about 18 min with
+other work running beside it (benchmarks/LAYOUT.md); with the embedded judge the run in
+history/2026-12-01-layout.md was stopped after 22 pairs on a saturated machine.
 """
 
 from __future__ import annotations
