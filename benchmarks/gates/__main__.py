@@ -1,7 +1,7 @@
 """Run the judge-free gates and print one line per gate: PASS, FAIL or SKIP.
 
-    python -m benchmarks.gates                    # every gate (about 3 minutes on 2 cores)
-    python -m benchmarks.gates --quick            # the quick parts (about half a minute)
+    python -m benchmarks.gates                    # every gate (about 4 minutes on 2 cores)
+    python -m benchmarks.gates --quick            # the quick parts (about 45 s)
     python -m benchmarks.gates checks languages   # the gates named
     python -m benchmarks.gates --list             # the gates, their tolerances, what --quick does
 
