@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -62,3 +63,8 @@ def setting_flags(args: argparse.Namespace) -> dict[str, Any]:
     if getattr(args, "no_cache", False):
         overrides["cache_enabled"] = False
     return overrides
+
+
+def say_report_written(path: Path) -> None:
+    """Tell where a report went, on stderr: standard output may be JSON read by a program."""
+    print(f"judge: HTML report written to {path.resolve()}", file=sys.stderr)
