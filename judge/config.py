@@ -243,6 +243,13 @@ class Settings(BaseSettings):
     # Record `judge verify` runs in the audit log too (the service always records).
     audit_cli: bool = False
     local_model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+    local_idle_timeout_s: float = Field(
+        default=900.0,
+        ge=0.0,
+        description="the embedded llama.cpp judge server stops itself once it has served no "
+        "request for this long and no process holds it open (0: it runs until `judge local "
+        "down`)",
+    )
 
     @field_validator("check_conclusion", "contradiction_probe", mode="before")
     @classmethod
