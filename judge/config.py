@@ -243,6 +243,13 @@ class Settings(BaseSettings):
     # Record `judge verify` runs in the audit log too (the service always records).
     audit_cli: bool = False
     local_model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+    local_idle_timeout_s: float = Field(
+        default=900.0,
+        ge=0.0,
+        description="the embedded llama.cpp judge server stops itself once it has served no "
+        "request for this long and no process holds it open (0: it runs until `judge local "
+        "down`)",
+    )
 
     @field_validator("check_conclusion", "contradiction_probe", mode="before")
     @classmethod
@@ -282,6 +289,14 @@ def config_path(config_file: Path | None = None) -> Path | None:
 
 def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
     """Build settings: defaults < config file < environment < explicit overrides (CLI flags)."""
+    return settings_with_sources(config_file, **overrides)[0]
+
+
+def settings_with_sources(
+    config_file: Path | None = None, **overrides: Any
+) -> tuple[Settings, dict[str, str]]:
+    """The settings ``load_settings`` builds, and where each one not left at its default came
+    from: ``config file PATH``, ``JUDGE_NAME`` or ``the command line``."""
     file_values: dict[str, Any] = {}
     path = config_path(config_file)
     if path is not None:
@@ -298,7 +313,8 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
         **{k: f"JUDGE_{k.upper()}" for k in from_env},
         **dict.fromkeys(given, "the command line"),
     }
-    return validated(Settings, {**file_values, **from_env, **given}, sources=sources)
+    settings = validated(Settings, {**file_values, **from_env, **given}, sources=sources)
+    return settings, sources
 
 
 def _refuse_unknown(values: dict[str, Any], where: str) -> None:

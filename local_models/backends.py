@@ -39,6 +39,8 @@ class LaunchPlan:
     argv: list[str]
     ready_timeout_s: float
     env: dict[str, str] = field(default_factory=dict)  # added to the inherited environment
+    # The server stops itself after this long unused (0: never; vLLM runs until stopped).
+    idle_timeout_s: float = 0.0
 
 
 def slots(settings: Settings) -> int:
@@ -94,7 +96,15 @@ def _plan_llamacpp(
     ]
     if state_file is not None:
         argv += ["--state-file", str(state_file)]
-    return LaunchPlan("llamacpp", name, name, argv, LLAMACPP_READY_TIMEOUT_S)
+    argv += ["--idle-timeout-s", str(settings.local_idle_timeout_s)]
+    return LaunchPlan(
+        "llamacpp",
+        name,
+        name,
+        argv,
+        LLAMACPP_READY_TIMEOUT_S,
+        idle_timeout_s=settings.local_idle_timeout_s,
+    )
 
 
 def _find_gguf(path: Path) -> Path:

@@ -16,7 +16,11 @@ import signal
 import sys
 import threading
 import time
+from pathlib import Path
 from types import FrameType
+
+from .holders import live_holders
+from .idle import IdleWatch, read_metrics, retire
 
 _SHUTDOWN_GRACE_S = 10.0
 _DESCRIPTION = "Run llama.cpp's OpenAI-compatible server on a GGUF file until SIGTERM or SIGINT."
@@ -50,6 +54,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "deleted, or another server replaced it)",
     )
     parser.add_argument(
+        "--idle-timeout-s",
+        type=float,
+        default=0.0,
+        help="exit after this many seconds without a request while no process holds the "
+        "server open (needs --state-file for the holders; 0: never)",
+    )
+    parser.add_argument(
         "--orphan-grace-s", type=float, default=30.0, help="seconds before the first check"
     )
     parser.add_argument("--orphan-check-s", type=float, default=5.0, help="seconds between checks")
@@ -77,6 +88,17 @@ class OrphanWatch:
             recorded = None
         self.misses = 0 if recorded == os.getpid() else self.misses + 1
         return self.misses >= 2  # two checks apart: never act on one torn read
+
+
+def _idle_watch(args: argparse.Namespace) -> IdleWatch:
+    host = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
+    metrics_url = f"http://{host}:{args.port}/metrics"
+    server_dir = Path(args.state_file).parent if args.state_file else None
+    return IdleWatch(
+        args.idle_timeout_s,
+        metrics=lambda: read_metrics(metrics_url),
+        held=lambda: live_holders(server_dir) if server_dir is not None else 0,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,10 +154,19 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     watch = OrphanWatch(args.state_file, args.orphan_grace_s, args.orphan_check_s)
+    idle = _idle_watch(args)
     while not stop.wait(min(1.0, args.orphan_check_s)):
         if watch.orphaned():
             print(
                 f"serve_llamacpp: {args.state_file} no longer names this server; exiting",
+                file=sys.stderr,
+                flush=True,
+            )
+            break
+        if idle.idle() and (args.state_file is None or retire(Path(args.state_file), os.getpid())):
+            print(
+                f"serve_llamacpp: no request for {args.idle_timeout_s:g} s and no process "
+                "holds the server; exiting",
                 file=sys.stderr,
                 flush=True,
             )

@@ -2,7 +2,9 @@
 
 The server runs as a detached process (its own session, so Ctrl-C in the terminal that started
 it does not reach it) and outlives the command that started it; the next ``judge verify``
-finds it through a state file and reuses it. Everything lives under
+finds it through a state file and reuses it. The llama.cpp server stops itself once it has gone
+``local_idle_timeout_s`` without a request while no process holds it open (``idle.py``,
+``holders.py``); ``stop_server`` returns once its processes have exited. Everything lives under
 ``settings.state_dir / "server"``: ``server.json`` (pid, port, model, backend, started_at),
 ``server.log`` and ``.lock``, which serialises starts and stops across processes.
 
@@ -12,11 +14,13 @@ as ``LocalServerError`` with the last lines of its log.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -29,12 +33,13 @@ from judge.state import FILE_MODE, private_dir, private_file
 
 from .backends import LaunchPlan, plan_launch
 from .files import file_lock, read_json, tail, write_json_atomic
+from .holders import holding
 from .registry import Backend, check_backend
 from .weights import Progress
 
 _START_LOCK_TIMEOUT_S = 1200.0  # longer than any start: weights assembly plus vLLM start-up
 _STOP_LOCK_TIMEOUT_S = 30.0
-_STOP_TIMEOUT_S = 20.0  # SIGTERM to SIGKILL
+STOP_TIMEOUT_S = 20.0  # SIGTERM to SIGKILL, unless the caller says otherwise
 _KILL_WAIT_S = 5.0
 _HEALTH_TIMEOUT_S = 2.0
 _POLL_S = 0.2
@@ -51,6 +56,7 @@ class ServerInfo:
     port: int
     log_path: Path
     started_at: float  # Unix time
+    idle_timeout_s: float = 0.0  # it stops itself after this long unused; 0: never
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -69,6 +75,7 @@ class ServerInfo:
                 port=int(data["port"]),
                 log_path=Path(str(data["log_path"])),
                 started_at=float(data["started_at"]),
+                idle_timeout_s=float(data.get("idle_timeout_s", 0.0)),
             )
         except (KeyError, TypeError, ValueError, ConfigError):  # torn, foreign or older file
             return None
@@ -169,10 +176,32 @@ def ensure_server(settings: Settings, progress: Progress | None = None) -> Serve
         return _start_locked(settings, settings.local_model, "llamacpp", None, progress)
 
 
-def stop_server(settings: Settings) -> bool:
-    """Stop the recorded server. True if a running server was stopped."""
+@dataclass(frozen=True)
+class Stopped:
+    """How a server stop ended: it returns only once the server's processes are gone."""
+
+    info: ServerInfo
+    seconds: float
+    killed: bool  # it outlived SIGTERM's deadline and was killed
+
+
+def stop_server(settings: Settings, timeout_s: float = STOP_TIMEOUT_S) -> Stopped | None:
+    """Stop the recorded server and wait until its processes have exited: SIGTERM, then
+    SIGKILL after ``timeout_s``. None if no server was running."""
     with file_lock(_lock_path(settings), _STOP_LOCK_TIMEOUT_S, "the local server lock"):
-        return _stop_locked(settings, None)
+        return _stop_locked(settings, None, timeout_s)
+
+
+@contextlib.contextmanager
+def holding_embedded(settings: Settings) -> Iterator[None]:
+    """While the block runs, the embedded server (the one used when no ``base_url`` is set)
+    does not stop for being idle. Take hold before looking for the server, so it cannot retire
+    between being found and being used."""
+    if settings.base_url:
+        yield
+        return
+    with holding(server_dir(settings)):
+        yield
 
 
 def _start_locked(
@@ -239,6 +268,7 @@ def _spawn(settings: Settings, plan: LaunchPlan, port: int, say: Progress) -> Se
         port=port,
         log_path=log,
         started_at=started,
+        idle_timeout_s=plan.idle_timeout_s,
     )
     # Recorded before it is healthy, so a start interrupted by a crash can still be stopped.
     write_json_atomic(_state_path(settings), info.to_json())
@@ -287,36 +317,44 @@ def _bind_failed(log: Path) -> bool:
     return "couldn't bind" in text or "address already in use" in text
 
 
-def _stop_locked(settings: Settings, progress: Progress | None) -> bool:
+def _stop_locked(
+    settings: Settings, progress: Progress | None, timeout_s: float = STOP_TIMEOUT_S
+) -> Stopped | None:
     info = recorded_server(settings)
     if info is None:
-        return False
+        return None
     if progress is not None:
         progress(f"stopping the {info.backend} server for {info.model} (pid {info.pid})")
-    _terminate(info.pid, None)
+    started = time.monotonic()
+    killed = _terminate(info.pid, None, timeout_s)
     _state_path(settings).unlink(missing_ok=True)
-    return True
+    return Stopped(info, time.monotonic() - started, killed)
 
 
-def _terminate(pid: int, proc: subprocess.Popen[bytes] | None) -> None:
-    """SIGTERM the server's process group (vLLM runs engine workers), SIGKILL after a deadline."""
-    for sig, wait_s in ((signal.SIGTERM, _STOP_TIMEOUT_S), (signal.SIGKILL, _KILL_WAIT_S)):
+def _terminate(
+    pid: int, proc: subprocess.Popen[bytes] | None, timeout_s: float = STOP_TIMEOUT_S
+) -> bool:
+    """SIGTERM the server's process group (vLLM runs engine workers), SIGKILL after
+    ``timeout_s``; return once the server and the rest of its group are gone. True if it had
+    to be killed."""
+    for sig, wait_s in ((signal.SIGTERM, timeout_s), (signal.SIGKILL, _KILL_WAIT_S)):
         try:
             try:
                 os.killpg(pid, sig)  # the server leads its own session: its group id is its pid
             except ProcessLookupError:
                 os.kill(pid, sig)  # not a group leader after all: signal the process alone
         except ProcessLookupError:
-            return
+            return sig == signal.SIGKILL
         except PermissionError:
             raise LocalServerError(f"not allowed to stop the local server (pid {pid})") from None
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:
-            if not _alive(pid, proc):
-                return
+            if not _alive(pid, proc) and not _group_members(pid):
+                return sig == signal.SIGKILL
             time.sleep(0.1)
-    if _alive(pid, proc):
+    if _alive(pid, proc) or _group_members(pid):
         raise LocalServerError(f"the local server (pid {pid}) survived SIGKILL")
+    return True
 
 
 # --- process checks ----------------------------------------------------------------------------
@@ -339,6 +377,20 @@ def _alive(pid: int, proc: subprocess.Popen[bytes] | None = None) -> bool:
     except PermissionError:
         return True
     return _proc_state(pid) not in ("Z", "X")
+
+
+def _group_members(pgid: int) -> list[int]:
+    """The live (not zombie) processes of process group ``pgid`` (empty without /proc)."""
+    members = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        # fields[0] is the state, fields[2] the process group.
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
+            members.append(int(entry.name))
+    return members
 
 
 def _proc_state(pid: int) -> str | None:

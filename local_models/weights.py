@@ -19,6 +19,7 @@ from typing import BinaryIO, Protocol
 
 from judge.config import Settings
 from judge.errors import LocalServerError
+from judge.state import FILE_MODE, private_dir, private_file
 
 from .files import file_lock, read_json, write_json_atomic
 from .registry import Assembly, LocalModel, WeightSource
@@ -60,6 +61,7 @@ def ensure_weights(settings: Settings, model: LocalModel, progress: Progress | N
 
         target = directory / model.file_name
         if target.exists():
+            private_file(target)  # assembled before the file was made owner-only
             if verified.matches(target, model):
                 return target
             if target.stat().st_size == model.size_bytes:
@@ -102,7 +104,7 @@ def locate_parts(source: WeightSource) -> list[Path]:
 
 
 def _assemble(parts: list[Path], target: Path, model: LocalModel, say: Progress) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(target.parent)
     free = shutil.disk_usage(target.parent).free
     if free < model.size_bytes + 64 * 1024 * 1024:
         raise LocalServerError(
@@ -114,7 +116,10 @@ def _assemble(parts: list[Path], target: Path, model: LocalModel, say: Progress)
     digest = hashlib.sha256()
     meter = _Meter(model.size_bytes, f"assembling {model.file_name}", say)
     try:
-        with partial.open("wb") as out:
+        # Owner-only like everything in the state directory, whatever the umask.
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+        with os.fdopen(fd, "wb") as out:
+            private_file(partial)  # an older partial file of this pid keeps its mode
             for part in parts:
                 with part.open("rb") as src:
                     _copy(src, out, digest, meter)

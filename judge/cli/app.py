@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("judge.cli.eval", "verify labelled records and report accuracy against the labels"),
     "calibrate": ("judge.cli.calibrate", "choose decision thresholds from labelled predictions"),
     "local": ("judge.cli.local", "manage the embedded local judge server"),
+    "config": ("judge.cli.config", "show the effective settings and where each comes from"),
     "schema": ("judge.cli.schema", "write the request and response JSON Schemas"),
     "audit": ("judge.cli.audit", "read the audit log"),
     "stats": ("judge.cli.stats", "summarise the audit log"),

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 from judge.config import CitationPolicy, Extractor, Settings, load_settings
 
 
-def add_judge_options(parser: argparse.ArgumentParser) -> None:
+def add_judge_options(parser: argparse.ArgumentParser, *, run_options: bool = True) -> None:
+    """The settings flags; with ``run_options``, also those that change a run but are no
+    setting (``--no-judge``)."""
     group = parser.add_argument_group("judge")
     group.add_argument("--config", type=Path, help="settings file (.toml or .json)")
     group.add_argument(
@@ -28,15 +31,22 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--extractor", choices=[e.value for e in Extractor], help="claim extraction")
     group.add_argument("--calibration", type=Path, dest="calibration_file", help="thresholds file")
-    group.add_argument(
-        "--no-judge",
-        action="store_true",
-        help="exact checks only; claims that pass them are reported unverified",
-    )
+    if run_options:
+        group.add_argument(
+            "--no-judge",
+            action="store_true",
+            help="exact checks only; claims that pass them are reported unverified",
+        )
     group.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
+    return load_settings(getattr(args, "config", None), **setting_flags(args))
+
+
+def setting_flags(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings the command-line flags of ``add_judge_options`` give, by setting name
+    (None where a flag was not given)."""
     overrides: dict[str, Any] = {
         name: getattr(args, name, None)
         for name in (
@@ -52,4 +62,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     }
     if getattr(args, "no_cache", False):
         overrides["cache_enabled"] = False
-    return load_settings(getattr(args, "config", None), **overrides)
+    return overrides
+
+
+def say_report_written(path: Path) -> None:
+    """Tell where a report went, on stderr: standard output may be JSON read by a program."""
+    print(f"judge: HTML report written to {path.resolve()}", file=sys.stderr)

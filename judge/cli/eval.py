@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from judge.cli.app import EXIT_PASS, EXIT_USAGE, EXIT_VERIFIER_ERROR
-from judge.cli.common import add_judge_options, settings_from_args
+from judge.cli.common import add_judge_options, say_report_written, settings_from_args
 from judge.eval.records import EvalRecord, load_records, read_predictions
 
 DEFAULT_MAX_ERROR_RATE = 0.05
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
         from judge.eval.html import write_run_report
 
         write_run_report(args.html, records, predictions)
-        print(args.html, file=sys.stderr)
+        say_report_written(args.html)
     return _error_rate_code(predictions, args.max_error_rate)
 
 

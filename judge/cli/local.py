@@ -14,8 +14,10 @@ from pathlib import Path
 
 from judge.config import Settings, load_settings
 from judge.errors import LocalServerError
+from judge.local_models.idle import describe
 from judge.local_models.registry import BACKENDS, MODELS
 from judge.local_models.server import (
+    STOP_TIMEOUT_S,
     ServerInfo,
     is_healthy,
     recorded_server,
@@ -36,17 +38,36 @@ def add_local_commands(local: argparse.ArgumentParser) -> None:
         type=Path,
         help="vllm: Hugging Face safetensors folder; llamacpp: a GGUF file of your own",
     )
+    up.add_argument(
+        "--idle-timeout",
+        type=_seconds,
+        dest="idle_timeout_s",
+        help="llamacpp: stop the server after this many seconds without a request "
+        "(0: never; default: setting local_idle_timeout_s, 900)",
+    )
     up.set_defaults(func=cmd_up)
     status = sub.add_parser("status", help="show the local judge server; exit 1 if none is up")
     status.add_argument("--json", action="store_true", help="print the server record as JSON")
     status.set_defaults(func=cmd_status)
-    down = sub.add_parser("down", help="stop the local judge server")
+    down = sub.add_parser(
+        "down", help="stop the local judge server; returns once its processes have exited"
+    )
+    down.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=STOP_TIMEOUT_S,
+        dest="timeout_s",
+        help=f"seconds to wait after SIGTERM before SIGKILL (default {STOP_TIMEOUT_S:g})",
+    )
     down.set_defaults(func=cmd_down)
     models = sub.add_parser("models", help="list the registry models and whether each is installed")
     models.set_defaults(func=cmd_models)
 
 
 def cmd_up(settings: Settings, args: argparse.Namespace) -> int:
+    idle_timeout_s = getattr(args, "idle_timeout_s", None)
+    if idle_timeout_s is not None:
+        settings = settings.model_copy(update={"local_idle_timeout_s": idle_timeout_s})
     info = start_server(
         settings,
         model=getattr(args, "model", None),
@@ -76,10 +97,15 @@ def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_down(settings: Settings, args: argparse.Namespace) -> int:
-    if stop_server(settings):
-        _progress("local judge server stopped")
-    else:
+    stopped = stop_server(settings, getattr(args, "timeout_s", STOP_TIMEOUT_S))
+    if stopped is None:
         _progress("no local judge server was running")
+        return 0
+    how = "did not exit on SIGTERM and was killed" if stopped.killed else "exited on SIGTERM"
+    _progress(
+        f"the {stopped.info.backend} server for {stopped.info.model} (pid {stopped.info.pid}) "
+        f"{how}; it was gone after {stopped.seconds:.1f} s"
+    )
     return 0
 
 
@@ -105,11 +131,25 @@ def _print_info(info: ServerInfo) -> None:
     print(f"model_id: {info.model_id}")
     print(f"pid:      {info.pid} (up {uptime:.0f} s)")
     print(f"log:      {info.log_path}")
+    if info.backend == "llamacpp":
+        print(f"stops:    {describe(info.idle_timeout_s)}")
+    else:
+        print("stops:    with `judge local down`")
     print(f"use it:   export JUDGE_BASE_URL={info.base_url} JUDGE_MODEL={info.model_id}")
 
 
 def _progress(message: str) -> None:
     print(f"judge local: {message}", file=sys.stderr, flush=True)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds: {text!r}")
+    return value
 
 
 def _names() -> str:

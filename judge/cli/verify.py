@@ -14,7 +14,7 @@ from typing import TextIO
 
 from judge.cli import output_cache
 from judge.cli.app import EXIT_INPUT_ERROR, EXIT_NOT_PASSED, EXIT_PASS, EXIT_VERIFIER_ERROR
-from judge.cli.common import add_judge_options, settings_from_args
+from judge.cli.common import add_judge_options, say_report_written, settings_from_args
 from judge.cli.progress import claims_progress, wanted
 from judge.config import Settings, config_path
 from judge.errors import AuditError, InputError
@@ -99,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         from judge.reports.html import write_report
 
         write_report(args.html, request, response)
+        say_report_written(args.html)
     code = exit_code(response)
     _keep_output(args, settings, response, code, seen, base_url)
     return code

@@ -163,6 +163,19 @@ def test_no_progress_when_stderr_is_not_a_terminal(
     assert "claims judged" not in capsys.readouterr().err
 
 
+def test_html_report_says_where_it_was_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    request = _request(tmp_path)
+    assert main(["verify", str(request), "--no-judge", "--json", "--html", "report.html"]) == 1
+    captured = capsys.readouterr()
+    written = tmp_path / "report.html"
+    assert written.is_file()
+    assert f"HTML report written to {written}" in captured.err
+    assert json.loads(captured.out)["action"]  # standard output stays the JSON alone
+
+
 def test_verify_audit_then_replay_finds_the_request_id(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

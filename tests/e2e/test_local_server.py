@@ -137,10 +137,10 @@ def test_serves_schema_valid_json_with_logprobs_and_is_reused(settings: Settings
     again = server.ensure_server(settings)
     assert again.pid == pid and again.port == info.port
 
-    assert server.stop_server(settings) is True
+    assert server.stop_server(settings) is not None
     assert server.server_status(settings) is None
     assert not _alive(pid)
-    assert server.stop_server(settings) is False
+    assert server.stop_server(settings) is None
 
 
 def test_concurrent_ensure_server_starts_one_server(settings: Settings) -> None:
@@ -222,6 +222,46 @@ def test_server_exits_once_its_record_is_gone(settings: Settings, tmp_path: Path
             proc.wait(timeout=10)
 
 
+def _wait_exit(pid: int, within_s: float) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_an_unused_server_stops_itself_and_the_next_run_starts_another(
+    settings: Settings,
+) -> None:
+    quick = settings.model_copy(update={"local_idle_timeout_s": 2.0})
+    info = server.ensure_server(quick)
+    assert info.idle_timeout_s == 2.0
+    assert _wait_exit(info.pid, 60), "an unused server kept running past its idle timeout"
+    assert server.recorded_server(quick) is None
+    assert "no request for 2 s" in info.log_path.read_text(errors="replace")
+    again = server.ensure_server(quick)
+    assert again.pid != info.pid and server.server_status(quick) is not None
+
+
+def test_a_held_or_used_server_does_not_stop(settings: Settings) -> None:
+    quick = settings.model_copy(update={"local_idle_timeout_s": 3.0})
+    with server.holding_embedded(quick):
+        info = server.ensure_server(quick)
+        time.sleep(6)
+        assert _alive(info.pid), "stopped while a process held it open"
+    # Requests alone keep it too: one every second, for longer than the timeout.
+    client = OpenAI(base_url=info.base_url, api_key="not-needed", timeout=120, max_retries=0)
+    until = time.monotonic() + 6
+    while time.monotonic() < until:
+        client.chat.completions.create(
+            model=info.model_id, messages=[{"role": "user", "content": "hi"}], max_tokens=2
+        )
+        assert _alive(info.pid), "stopped while requests were coming in"
+        time.sleep(1)
+    assert _wait_exit(info.pid, 60), "did not stop once unused and unheld"
+
+
 def test_stale_state_file_is_cleaned(settings: Settings) -> None:
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait(timeout=30)
@@ -240,7 +280,7 @@ def test_stale_state_file_is_cleaned(settings: Settings) -> None:
     state.write_text(json.dumps(stale.to_json()))
     assert server.server_status(settings) is None
     assert not state.exists()
-    assert server.stop_server(settings) is False
+    assert server.stop_server(settings) is None
 
 
 def test_sha_mismatch_is_a_clear_error(settings: Settings) -> None:

