@@ -10,7 +10,9 @@ from collections.abc import Collection, Sequence
 from judge.errors import InputError
 from judge.reading.sentences import (
     LIST_MARKER,
+    Preceding,
     Sentence,
+    layout_markers,
     list_marker_spans,
     sentence_body,
     split_with,
@@ -28,6 +30,8 @@ __all__ = [
 ]
 
 # --- claims ----------------------------------------------------------------------------
+
+START = Preceding()  # a text split from its beginning
 
 _STOCK_PHRASE_RE = re.compile(
     r"\b(?:feel free|do not hesitate|don't hesitate|reach out|happy to help|glad to help)\b",
@@ -47,8 +51,8 @@ def is_factual(text: str) -> bool:
     body = remove_markers(text, parse_citations(text, strict=False))
     body = _STOCK_PHRASE_RE.sub(" ", body)
     marker = LIST_MARKER.match(body)
-    if marker is not None:
-        body = body[marker.end() :]
+    if marker is not None and layout_markers(body, [CharSpan(start=0, end=marker.end())]):
+        body = body[marker.end() :]  # a marker that is layout; "40. ..." states a value
     if _HEADING_RE.match(body) and not any(ch.isdigit() for ch in body):
         # "## Results" is structure; "## Opened items get a full refund" states a fact.
         return len(_fact_words(body)) > _HEADING_MAX_WORDS
@@ -72,18 +76,23 @@ def extract_sentence_claims(
 
 
 def split_answer(
-    answer: str, *, known_ids: Collection[str] | None = None
+    answer: str,
+    *,
+    known_ids: Collection[str] | None = None,
+    after: Preceding = START,
 ) -> tuple[list[Sentence], list[Claim]]:
     """The sentences of ``answer`` and the one-claim-per-sentence baseline, from one split.
+    ``after``: what precedes ``answer`` when it is the rest of a longer text (a stream).
 
     Raises :class:`judge.errors.InputError` on a malformed citation."""
     markers = parse_citations(answer, known_ids=known_ids, strict=True)
-    list_markers = list_marker_spans(answer)
+    list_markers = list_marker_spans(answer, line_start=after.line_start)
+    layout = layout_markers(answer, list_markers, after.item_number)
     sentences = split_with(answer, markers, list_markers)
     claims: list[Claim] = []
     for index, sentence in enumerate(sentences):
         span = sentence.span
-        body = sentence_body(answer, span.start, span.end, markers, list_markers)
+        body = sentence_body(answer, span.start, span.end, markers, layout)
         claim_text = " ".join(body.split())
         if not claim_text:
             continue  # an answer of nothing but markers
@@ -132,7 +141,7 @@ def coverage(answer: str, claims: Sequence[Claim], sentences: Sequence[Sentence]
     ``sentence_index`` or by span) is reported as well.
     """
     excluded = [(m.span.start, m.span.end) for m in parse_citations(answer, strict=False)]
-    excluded += [(s.start, s.end) for s in list_marker_spans(answer)]
+    excluded += [(s.start, s.end) for s in layout_markers(answer, list_marker_spans(answer))]
     excluded += [(s.span.start, s.span.end) for s in sentences if not is_factual(s.text)]
     by_span: list[CharSpan] = []
     by_words: list[tuple[CharSpan | None, frozenset[str]]] = []
