@@ -216,12 +216,13 @@ class Settings(BaseSettings):
     )
 
     # Streams (`stream: true` on the guard endpoint, Verifier.verify_stream, `judge verify -`).
-    stream_flush_chars: int = Field(
-        default=600,
+    stream_max_sentence_chars: int = Field(
+        default=2000,
         ge=40,
         le=20_000,
-        description="the longest text held back waiting for a sentence end: past it, it is cut "
-        "at its last line break, clause mark or blank and verified as a sentence of its own",
+        description="the longest sentence a stream verifies, and the longest run of text it "
+        "holds back waiting for a sentence end: past it the stream stops (unreadable answer), "
+        "none of the run released",
     )
     stream_max_pending_sentences: int = Field(
         default=8,
@@ -235,6 +236,25 @@ class Settings(BaseSettings):
         gt=0,
         description="a streaming client that takes no data for this long is treated as gone: "
         "the generator and pending judge calls are cancelled",
+    )
+    stream_first_text_timeout_s: float = Field(
+        default=20.0,
+        gt=0,
+        description="seconds from a streamed request to the generator's first text "
+        "(keep-alives and empty deltas are not text); past it: HTTP 502, the generator "
+        "cancelled",
+    )
+    stream_text_gap_timeout_s: float = Field(
+        default=15.0,
+        gt=0,
+        description="seconds from one text chunk of the generator to the next (keep-alives and "
+        "empty deltas do not count); past it the stream ends as a generator fault",
+    )
+    stream_deadline_s: float = Field(
+        default=300.0,
+        gt=0,
+        description="seconds from a streamed request to its last chunk, whatever is under way "
+        "(generation, judge calls); past it the stream ends as a verifier error",
     )
 
     # State.
