@@ -19,12 +19,13 @@ Sentences are released strictly in order, each only after its verdict (:mod:`.po
 
 At the end the answer-level rules run on what was decided (citation stuffing, the main
 conclusion, the answer threshold), with the buffered pipeline's policy: the same verdicts give
-the same action. What a stream cannot do is take back text already released; so a sentence
-whose release those rules may still forbid is held back, with every sentence after it, until
-they are decided: a bare reply to the question ("Yes.", whose meaning is the reply's main
-conclusion), and the sentence from which the citations so far blanket the evidence (citation
-stuffing). Held sentences go out after the last decision, in order, when the reply passed or
-was repaired; otherwise they are withheld. For the rest, those rules can only add a notice
+the same action. What a stream cannot do is take back text already released; so sentences
+whose release those rules may still forbid are held back, in order, until they are decided:
+from a bare reply to the question on ("Yes.", whose meaning is the reply's main conclusion),
+to the end; and while every citation so far covers more than half the evidence (citation
+stuffing may follow), until a sentence cites less. Held sentences go out once the hold ends,
+at the latest after the last decision when the reply passed or was repaired; otherwise they
+are withheld. For the rest, those rules can only add a notice
 (:class:`~judge.stream.events.StreamResult`).
 
 Bounded: at most ``max_pending_sentences`` sentences are cut and not yet taken by the consumer;
@@ -51,7 +52,7 @@ from judge.config import ConclusionPolicy, Extractor, ProbePolicy, Settings
 from judge.errors import GeneratorStalled, InputError, VerifierFault, fault_text
 from judge.judges.binding import bind_request
 from judge.judges.wrappers import UnavailableJudge
-from judge.pipeline.checks.stuffing import detect_citation_stuffing
+from judge.pipeline.checks.stuffing import detect_citation_stuffing, may_become_stuffing
 from judge.pipeline.claims.decompose import facts_to_claims
 from judge.pipeline.claims.extract import Extraction, add_conclusion
 from judge.pipeline.claims.sentences import coverage, is_factual
@@ -182,6 +183,7 @@ class StreamVerification:
         self._decided: list[StreamedSentence] = []
         self._reader: asyncio.Task[None] | None = None
         self._held: list[StreamedSentence] = []  # decided, released once the answer is
+        self._awaits_conclusion = False
         self._first_text = asyncio.Event()
         self._last_text = self._started
         self._deadline: asyncio.TimerHandle | None = None
@@ -275,10 +277,10 @@ class StreamVerification:
                     stopped_by = event
                     self._blocked = True
                     break
-                if held or self._holds(event, decided):
-                    held.append(event)
-                    continue
-                yield event
+                held.append(event)
+                if not self._holding(event, decided):
+                    while held:
+                        yield held.pop(0)
             await self._stop(reader)
             result = await self._bounded_result(decided, stopped_by)
             if held and result.outcome in ("passed", "repaired"):
@@ -534,20 +536,21 @@ class StreamVerification:
             elapsed_s=round(now - self._started, 4),
         )
 
-    def _holds(self, event: StreamedSentence, decided: list[StreamedSentence]) -> bool:
-        """Whether a sentence decided for release must wait for the answer-level rules: a bare
-        reply to the question (its meaning is the main conclusion, judged at the end), or the
-        sentence from which the citations so far blanket the evidence."""
-        if event.release is not Release.RELEASED:
-            return False
+    def _holding(self, event: StreamedSentence, decided: list[StreamedSentence]) -> bool:
+        """Whether the sentences decided so far must wait for the answer-level rules: from a
+        bare reply to the question on (its meaning is the main conclusion, judged at the end),
+        and for as long as the citations so far could still become citation stuffing."""
         conclusion = self.settings.check_conclusion is not ConclusionPolicy.NEVER
-        if conclusion and self.question and is_bare_reply(event.text):
-            return True
+        if event.release is Release.RELEASED and conclusion and self.question:
+            self._awaits_conclusion = self._awaits_conclusion or is_bare_reply(event.text)
         claims = [v.claim for e in decided for v in e.verdicts]
-        return self.settings.detect_stuffing and detect_citation_stuffing(
-            [c.citations for c in claims if is_factual(c.text)],
-            self.ledger.ids,
-            min_passages=self.settings.stuffing_min_passages,
+        return self._awaits_conclusion or (
+            self.settings.detect_stuffing
+            and may_become_stuffing(
+                [c.citations for c in claims if is_factual(c.text)],
+                self.ledger.ids,
+                min_passages=self.settings.stuffing_min_passages,
+            )
         )
 
     def _withhold(

@@ -56,6 +56,7 @@ def streaming_guard(
     tmp_path: Path,
     generator: StreamingGenerator,
     judge: Judge | None = None,
+    options: ServeOptions | None = None,
     **settings: Any,
 ) -> Iterator[tuple[str, AuditLog, FastAPI]]:
     with contextlib.ExitStack() as stack:
@@ -63,7 +64,7 @@ def streaming_guard(
         config = fake_settings(state_dir=tmp_path, generator_base_url=url, **settings)
         audit = stack.enter_context(AuditLog.open(tmp_path / "audit.sqlite3"))
         judge = judge or FakeJudgeServer().judge(config)
-        app = create_app(config, ServeOptions(), judge=judge, audit=audit)
+        app = create_app(config, options or ServeOptions(), judge=judge, audit=audit)
         yield stack.enter_context(uvicorn_serving(app)), audit, app
 
 
