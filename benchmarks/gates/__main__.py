@@ -28,6 +28,8 @@ from benchmarks.gates import (
     languages,
     pointers_dev,
     sentence_edits,
+    stream_faults,
+    stream_parity,
     verbatim_checks,
 )
 
@@ -39,6 +41,8 @@ GATES: dict[str, ModuleType] = {
     "verbatim_checks": verbatim_checks,
     "checks": checks,
     "sentence_edits": sentence_edits,
+    "stream_parity": stream_parity,
+    "stream_faults": stream_faults,
 }
 DESCRIPTIONS = {
     "languages": "multilingual value cases flagged and left clean; any drop fails",
@@ -47,10 +51,13 @@ DESCRIPTIONS = {
     "verbatim_checks": "dev evidence sentences copied as claims; any new flag fails",
     "checks": "exact checks on dev and public claims; false flags +0.25, catches -0.5 points",
     "sentence_edits": "edited dev sentences; kept meaning +0.05, changed meaning -0.5 points",
+    "stream_parity": "dev answers and red-team replies, buffered and streamed: 0 blocked text sent",
+    "stream_faults": "the stream fault table with scripted servers: every fault ends closed",
 }
 QUICK = {
     "checks": "dev only",
     "sentence_edits": "left out",
+    "stream_parity": "token chunks only",
 }
 
 
