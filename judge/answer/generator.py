@@ -82,6 +82,14 @@ class HttpGenerator:
         self._model = served[0]
         return served[0]
 
+    async def ping(self) -> None:
+        """Reach the generator once (its model list), which opens its connection: a service
+        does it before it says ready. ``GeneratorFault`` when it cannot."""
+        try:
+            await self._client.with_options(max_retries=0).models.list()
+        except Exception as exc:
+            _raise_fault(exc)
+
     async def generate(self, prompt: RenderedPrompt) -> Generation:
         return await self.complete(prompt.messages())
 

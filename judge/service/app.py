@@ -19,7 +19,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,13 +113,15 @@ class Service:
         self.warming: asyncio.Task[None] | None = None  # set when the app's lifespan runs
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    async def warm(self) -> None:
-        """Load what a first request would (the lifespan runs it in the background); a
-        failure is logged, and the first requests load lazily instead."""
+    async def warm(self, *connections: Callable[[], Awaitable[None]]) -> None:
+        """Load what a first request would (the lifespan runs it in the background), then
+        open ``connections``; a failure is logged, and the first requests load lazily."""
         self._loop = asyncio.get_running_loop()
         started = time.perf_counter()
         try:
             await warm_up(self.settings, self.thresholds)
+            for connect in connections:
+                await connect()
         except Exception:
             log.exception("warm-up failed; the first requests will load what it did not")
             return
@@ -194,9 +196,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        service.warming = asyncio.create_task(service.warm(), name="warm-up")
         async with contextlib.AsyncExitStack() as stack:
-            stack.push_async_callback(_cancelled, service.warming)
             if service.audit is None:
                 path = options.audit_path or default_audit_path(service.settings)
                 service.audit = AuditLog.open(path)
@@ -204,6 +204,8 @@ def create_app(
             if service.judge is None and options.use_judge:
                 service.judge = await stack.enter_async_context(_open_judge(service.settings))
             await stack.enter_async_context(chat.opened())
+            service.warming = asyncio.create_task(service.warm(chat.warm), name="warm-up")
+            stack.push_async_callback(_cancelled, service.warming)
             yield
 
     app = VerifierApp(

@@ -130,6 +130,18 @@ class ChatGuard:
             finally:
                 self.generator = None
 
+    async def warm(self) -> None:
+        """Open the generator's connection before the first request (its first connection
+        also builds its TLS context); a generator that does not answer is only logged, since
+        ``/v1/verify`` needs none."""
+        generator = self.generator
+        if not isinstance(generator, HttpGenerator):
+            return
+        try:
+            await generator.ping()
+        except (GeneratorFault, ConfigError) as exc:
+            log.warning("the generator did not answer its warm-up ping: %s", exc)
+
     def add_routes(self, app: FastAPI) -> None:
         errors: dict[int | str, dict[str, Any]] = {
             401: {"description": "Missing or wrong bearer token."},
