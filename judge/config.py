@@ -8,7 +8,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from judge.state import cache_directory, default_state_dir
@@ -62,6 +62,11 @@ class ProbePolicy(StrEnum):
 class Extractor(StrEnum):
     SENTENCE = "sentence"  # one claim per sentence, no model call
     LLM = "llm"  # FActScore-style decomposition into atomic facts
+
+
+# Settings read under an old name. stream_flush_chars cut a long run at its last blank and
+# released it piece by piece; the limit stays, the run is now held and checked whole.
+RENAMED = {"stream_flush_chars": "stream_max_sentence_chars"}
 
 
 class Settings(BaseSettings):
@@ -264,6 +269,17 @@ class Settings(BaseSettings):
     audit_cli: bool = False
     local_model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        # A setting given under its old name (in code or a settings file) is the new one.
+        if isinstance(data, dict) and any(old in data for old in RENAMED):
+            data = dict(data)
+            for old, new in RENAMED.items():
+                if old in data:
+                    data.setdefault(new, data.pop(old))
+        return data
+
     @field_validator("check_conclusion", "contradiction_probe", mode="before")
     @classmethod
     def _policy_from_bool(cls, value: Any) -> Any:
@@ -325,7 +341,7 @@ def _refuse_unknown(values: dict[str, Any], where: str) -> None:
     """A misspelt or retired setting is an error, not a silently ignored key."""
     from judge.errors import ConfigError
 
-    unknown = sorted(set(values) - set(Settings.model_fields))
+    unknown = sorted(set(values) - set(Settings.model_fields) - set(RENAMED))
     if not unknown:
         return
     hints = []
