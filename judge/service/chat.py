@@ -12,7 +12,9 @@ evidence, and what comes back is only ever verified text:
     generator fault       HTTP 502 with an OpenAI-style error body
     audit log fault       HTTP 503: the reply is withheld, never released unrecorded
 
-The verification goes back in the response's ``grounding`` field. ``stream: true`` streams
+The verification goes back in the response's ``grounding`` field, quoting only the text that
+was sent unless the request sets ``grounding.include_withheld`` (:mod:`.redaction`); errors
+name the party that failed and never quote what the generator sent. ``stream: true`` streams
 the reply sentence by sentence, each sent only once verified (:mod:`judge.service.chat_stream`);
 ``grounding.stream_mode = "buffered"`` verifies the whole reply first and then sends it as
 chunks, so that it can still be repaired or refused as a whole.
