@@ -33,7 +33,12 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from fastapi import FastAPI, Request, Response
 from pydantic import ValidationError
 
-from judge.answer.generator import DEFAULT_MAX_TOKENS, Generation, HttpGenerator
+from judge.answer.generator import (
+    DEFAULT_MAX_TOKENS,
+    Generation,
+    HttpGenerator,
+    build_http_generator,
+)
 from judge.api import evidence_passages
 from judge.config import Settings
 from judge.errors import AuditError, ConfigError, GeneratorFault, InputError
@@ -391,8 +396,6 @@ def sse_body(completion: ChatCompletion) -> bytes:
 
 @contextlib.asynccontextmanager
 async def open_guard_generator(settings: Settings) -> AsyncIterator[HttpGenerator]:
-    from judge.answer.generator import build_http_generator
-
     base_url = settings.generator_base_url
     if not base_url:
         raise ConfigError("no generator configured: set generator_base_url")
