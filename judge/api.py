@@ -366,11 +366,15 @@ class _LoopThread:
         self.loop.close()
 
 
-def stream_limits(settings: Settings) -> StreamLimits:
+def stream_limits(settings: Settings, *, sentence_timeout_s: float | None = None) -> StreamLimits:
     """A stream's limits from the settings (the guard adds its request deadline per sentence)."""
     return StreamLimits(
-        flush_chars=settings.stream_flush_chars,
+        max_sentence_chars=settings.stream_max_sentence_chars,
         max_pending_sentences=settings.stream_max_pending_sentences,
+        sentence_timeout_s=sentence_timeout_s,
+        first_text_timeout_s=settings.stream_first_text_timeout_s,
+        text_gap_timeout_s=settings.stream_text_gap_timeout_s,
+        deadline_s=settings.stream_deadline_s,
     )
 
 

@@ -8,7 +8,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from judge.inputs import strict_json
@@ -62,6 +62,11 @@ class ProbePolicy(StrEnum):
 class Extractor(StrEnum):
     SENTENCE = "sentence"  # one claim per sentence, no model call
     LLM = "llm"  # FActScore-style decomposition into atomic facts
+
+
+# Settings read under an old name. stream_flush_chars cut a long run at its last blank and
+# released it piece by piece; the limit stays, the run is now held and checked whole.
+RENAMED = {"stream_flush_chars": "stream_max_sentence_chars"}
 
 
 class Settings(BaseSettings):
@@ -216,12 +221,13 @@ class Settings(BaseSettings):
     )
 
     # Streams (`stream: true` on the guard endpoint, Verifier.verify_stream, `judge verify -`).
-    stream_flush_chars: int = Field(
-        default=600,
+    stream_max_sentence_chars: int = Field(
+        default=2000,
         ge=40,
         le=20_000,
-        description="the longest text held back waiting for a sentence end: past it, it is cut "
-        "at its last line break, clause mark or blank and verified as a sentence of its own",
+        description="the longest sentence a stream verifies, and the longest run of text it "
+        "holds back waiting for a sentence end: past it the stream stops (unreadable answer), "
+        "none of the run released",
     )
     stream_max_pending_sentences: int = Field(
         default=8,
@@ -235,6 +241,25 @@ class Settings(BaseSettings):
         gt=0,
         description="a streaming client that takes no data for this long is treated as gone: "
         "the generator and pending judge calls are cancelled",
+    )
+    stream_first_text_timeout_s: float = Field(
+        default=20.0,
+        gt=0,
+        description="seconds from a streamed request to the generator's first text "
+        "(keep-alives and empty deltas are not text); past it: HTTP 502, the generator "
+        "cancelled",
+    )
+    stream_text_gap_timeout_s: float = Field(
+        default=15.0,
+        gt=0,
+        description="seconds from one text chunk of the generator to the next (keep-alives and "
+        "empty deltas do not count); past it the stream ends as a generator fault",
+    )
+    stream_deadline_s: float = Field(
+        default=300.0,
+        gt=0,
+        description="seconds from a streamed request to its last chunk, whatever is under way "
+        "(generation, judge calls); past it the stream ends as a verifier error",
     )
 
     # State.
@@ -250,6 +275,17 @@ class Settings(BaseSettings):
         "request for this long and no process holds it open (0: it runs until `judge local "
         "down`)",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        # A setting given under its old name (in code or a settings file) is the new one.
+        if isinstance(data, dict) and any(old in data for old in RENAMED):
+            data = dict(data)
+            for old, new in RENAMED.items():
+                if old in data:
+                    data.setdefault(new, data.pop(old))
+        return data
 
     @field_validator("check_conclusion", "contradiction_probe", mode="before")
     @classmethod
@@ -321,7 +357,7 @@ def _refuse_unknown(values: dict[str, Any], where: str) -> None:
     """A misspelt or retired setting is an error, not a silently ignored key."""
     from judge.errors import ConfigError
 
-    unknown = sorted(set(values) - set(Settings.model_fields))
+    unknown = sorted(set(values) - set(Settings.model_fields) - set(RENAMED))
     if not unknown:
         return
     hints = []

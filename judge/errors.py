@@ -87,6 +87,11 @@ class GeneratorFault(VerifierFault):
     output. Fails closed like any verifier fault: the answer is blocked."""
 
 
+class GeneratorStalled(GeneratorFault):
+    """The generator sent no text within a stream's time bound (keep-alives and empty
+    deltas are not text)."""
+
+
 def fault_text(exc: BaseException) -> str:
     """How a fault reads in a verdict's reason: its class and message."""
     return f"{type(exc).__name__}: {exc}"

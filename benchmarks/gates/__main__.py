@@ -28,6 +28,8 @@ from benchmarks.gates import (
     languages,
     pointers_dev,
     sentence_edits,
+    stream_faults,
+    stream_parity,
     value_swaps,
     verbatim_checks,
 )
@@ -41,6 +43,8 @@ GATES: dict[str, ModuleType] = {
     "checks": checks,
     "value_swaps": value_swaps,
     "sentence_edits": sentence_edits,
+    "stream_parity": stream_parity,
+    "stream_faults": stream_faults,
 }
 DESCRIPTIONS = {
     "languages": "multilingual value cases flagged and left clean; any drop fails",
@@ -50,11 +54,14 @@ DESCRIPTIONS = {
     "checks": "exact checks on dev and public claims; false flags +0.25, catches -0.5 points",
     "value_swaps": "values swapped for another fact's, and restated; caught -0.5, flagged +0.5",
     "sentence_edits": "edited dev sentences; kept meaning +0.05, changed meaning -0.5 points",
+    "stream_parity": "dev answers and red-team replies, buffered and streamed: 0 blocked text sent",
+    "stream_faults": "the stream fault table with scripted servers: every fault ends closed",
 }
 QUICK = {
     "checks": "dev only",
     "value_swaps": "dev and every tenth public record",
     "sentence_edits": "left out",
+    "stream_parity": "token chunks only",
 }
 
 

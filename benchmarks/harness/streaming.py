@@ -27,8 +27,18 @@ every difference.
         [--answers 10]
         [--embedded-answers 4] [--rate 30] [--max-evidence-chars 2800] [--out DIR]
 
+``--cold-warm`` times instead what a fresh ``judge serve`` costs its first request: for
+``--rounds`` fresh processes (the tree ``--serve-tree``, default this one) on an instant judge
+that supports every claim and the scripted generator, the time from the spawn to ``/healthz``
+and ``/readyz``, then ``--requests`` streamed dev answers one after another: the first
+verified sentence and the total of the first request (cold) against the later ones (warm).
+It needs no model:
+
+    python -m benchmarks.harness.streaming --cold-warm --rounds 8 --requests 4 --rate 200
+
 Judge: two embedded judge servers (``judge local up``, the second with its own state
-directory), or any two endpoints of one model. Time on the 2-core development machine, shared
+directory), or any two endpoints of one model; none with ``--cold-warm`` (about 3 minutes for
+8 rounds on the shared development machine). Time on the 2-core development machine, shared
 (STREAMING.md): a median of 60-77 s per answer and mode; ``--answers 10`` with the scripted
 generator about 25 minutes for both modes, three answers with the embedded one about 9.
 """
@@ -348,6 +358,11 @@ def guard(
         cache_enabled=False,
         timeout_s=600,
         state_dir=state,
+        # A CPU-bound generator beside the judge: its first token and the gaps while a judge
+        # call runs take far longer than the defaults allow.
+        stream_first_text_timeout_s=600,
+        stream_text_gap_timeout_s=600,
+        stream_deadline_s=3600,
     )
     options = ServeOptions(request_timeout_s=1800, audit_path=state / "audit.sqlite3")
     with (
@@ -475,10 +490,170 @@ def _claim_order(claim: str) -> tuple[int, str]:
     return (int(digits) if digits else 10_000, claim)
 
 
+# --- cold against warm ---------------------------------------------------------------------------
+
+
+@dataclass
+class ColdWarmRound:
+    """One fresh `judge serve` process: how long until it answered its probes, then each
+    streamed request in turn (the first one cold)."""
+
+    live_s: float  # from the spawn to the first /healthz 200
+    ready_s: float  # from the spawn to the first /readyz 200
+    first_verified_s: list[float | None]  # per request, in order
+    total_s: list[float]
+
+
+def cold_warm(args: argparse.Namespace, out: Path) -> list[ColdWarmRound]:
+    """``--rounds`` fresh ``judge serve`` processes on an instant judge that supports every
+    claim (the rule-based fake, permissive) and the
+    scripted generator; each answers ``--requests`` streamed dev answers one after another.
+    The serve process runs the tree at ``--serve-tree`` (default: this one)."""
+    from judge.testing import run_fake_openai_server
+    from judge.testing.rule_judge import RuleJudge
+
+    records = sample(DEV_ANSWERS, args.answers, args.seed, args.min_sentences, 10**9)
+    texts = {r["id"]: r["answer"] for r in records}
+    rounds: list[ColdWarmRound] = []
+    with contextlib.ExitStack() as stack:
+        # A judge that supports every claim at once: the time measured is the verifier's own.
+        judge_url = stack.enter_context(run_fake_openai_server(RuleJudge(permissive=True).handler))
+        generator_url = stack.enter_context(serving(scripted_generator(texts, args.rate)))
+        for number in range(args.rounds):
+            state = out / f"round-{number}"
+            state.mkdir(parents=True, exist_ok=True)
+            with serve_process(args.serve_tree, state, judge_url, generator_url) as (url, spawned):
+                live_s, ready_s = _probe_times(url, spawned)
+                firsts: list[float | None] = []
+                totals: list[float] = []
+                for index in range(args.requests):
+                    record = records[(number + index) % len(records)]
+                    key = record["id"]
+                    run = ask(f"{url}/v1", record, "sentences", "scripted", "scripted", key)
+                    firsts.append(run.first_verified_s)
+                    totals.append(run.total_s)
+            rounds.append(ColdWarmRound(live_s, ready_s, firsts, totals))
+            print(
+                f"round {number}: live {live_s:.2f} s, ready {ready_s:.2f} s, first verified "
+                + ", ".join("-" if f is None else f"{f:.3f}" for f in firsts)
+                + " s; total "
+                + ", ".join(f"{t:.3f}" for t in totals)
+                + " s",
+                flush=True,
+            )
+            with (out / "cold_warm.jsonl").open("a", encoding="utf-8") as sink:
+                sink.write(json.dumps(asdict(rounds[-1])) + "\n")
+    return rounds
+
+
+@contextlib.contextmanager
+def serve_process(
+    tree: Path, state: Path, judge_url: str, generator_url: str
+) -> Iterator[tuple[str, float]]:
+    """`judge serve` from ``tree`` as a child process on a free port; yields its URL and the
+    moment it was spawned (perf_counter)."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(tree),
+        "JUDGE_STATE_DIR": str(state),
+        "JUDGE_CACHE_ENABLED": "false",
+        "JUDGE_GENERATOR_BASE_URL": generator_url,
+        "JUDGE_CITATION_POLICY": "search",
+    }
+    command = [
+        sys.executable, "-m", "judge.cli", "serve", "--port", str(port), "--base-url", judge_url,
+        "--model", "fake-judge", "--audit-db", str(state / "audit.sqlite3"),
+    ]  # fmt: skip
+    spawned = time.perf_counter()
+    with (state / "serve.log").open("wb") as log:
+        process = subprocess.Popen(command, cwd=tree, env=env, stdout=log, stderr=log)
+    try:
+        yield f"http://127.0.0.1:{port}", spawned
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=30)
+
+
+def _probe_times(url: str, spawned: float) -> tuple[float, float]:
+    import httpx
+
+    live: float | None = None
+    deadline = spawned + 120
+    while time.perf_counter() < deadline:
+        try:
+            if live is None and httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                live = time.perf_counter() - spawned
+            if live is not None and httpx.get(f"{url}/readyz", timeout=5).status_code == 200:
+                return live, time.perf_counter() - spawned
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.01)
+    raise RuntimeError(f"`judge serve` at {url} was not ready within 120 s")
+
+
+def cold_warm_report(rounds: list[ColdWarmRound]) -> str:
+    def med(values: list[float]) -> str:
+        return f"{_median(values):.3f} s" if values else "-"
+
+    cold_first = [r.first_verified_s[0] for r in rounds if r.first_verified_s[0] is not None]
+    warm_first = [_median([f for f in r.first_verified_s[1:] if f is not None]) for r in rounds]
+    cold_total = [r.total_s[0] for r in rounds]
+    warm_total = [_median(r.total_s[1:]) for r in rounds]
+    first_gap = [
+        r.first_verified_s[0] - _median([f for f in r.first_verified_s[1:] if f is not None])
+        for r in rounds
+        if r.first_verified_s[0] is not None
+    ]
+    total_gap = [r.total_s[0] - _median(r.total_s[1:]) for r in rounds]
+    lines = [
+        f"### Cold against warm ({len(rounds)} fresh processes, "
+        f"{len(rounds[0].total_s) if rounds else 0} requests each)",
+        "",
+        "| | median |",
+        "|---|---|",
+        f"| spawn to /healthz 200 | {med([r.live_s for r in rounds])} |",
+        f"| spawn to /readyz 200 | {med([r.ready_s for r in rounds])} |",
+        f"| first verified sentence, first request (cold) | {med(cold_first)} |",
+        f"| first verified sentence, later requests (warm) | {med(warm_first)} |",
+        f"| cold minus warm, first verified sentence (per process) | {med(first_gap)} |",
+        f"| total, first request (cold) | {med(cold_total)} |",
+        f"| total, later requests (warm) | {med(warm_total)} |",
+        f"| cold minus warm, total (per process) | {med(total_gap)} |",
+    ]
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=DESCRIPTION)
-    parser.add_argument("--judge-url", required=True, help="the judge's base URL (…/v1)")
-    parser.add_argument("--model", required=True, help="the judge's model id")
+    parser.add_argument(
+        "--cold-warm",
+        action="store_true",
+        help="time a fresh `judge serve` (scripted judge and generator) on its first request "
+        "and on the next ones; needs no model",
+    )
+    parser.add_argument("--rounds", type=int, default=5, help="--cold-warm: fresh processes")
+    parser.add_argument("--requests", type=int, default=4, help="--cold-warm: per process")
+    parser.add_argument(
+        "--serve-tree",
+        type=Path,
+        default=Path(__file__).resolve().parents[2],
+        help="--cold-warm: the source tree `judge serve` runs from (default: this one)",
+    )
+    parser.add_argument("--judge-url", help="the judge's base URL (…/v1)")
+    parser.add_argument("--model", help="the judge's model id")
     parser.add_argument(
         "--streamed-judge-url",
         help="a second judge server of the same model for the streamed runs (default: the one)",
@@ -511,6 +686,13 @@ def main() -> None:
         return
     out = args.out or Path(tempfile.mkdtemp(prefix="streaming-bench-"))
     out.mkdir(parents=True, exist_ok=True)
+    if args.cold_warm:
+        text = cold_warm_report(cold_warm(args, out))
+        (out / "cold_warm.md").write_text(text + "\n", encoding="utf-8")
+        print(text)
+        return
+    if not args.judge_url or not args.model:
+        parser.error("--judge-url and --model are required (except with --cold-warm)")
     runs = run_all(args, out)
     text = report(runs, args.rate)
     (out / "report.md").write_text(text + "\n", encoding="utf-8")

@@ -2,9 +2,11 @@
 
 Plain text, one completion per call, ``max_tokens`` always sent. It shares the judge client's
 HTTP layer (:mod:`judge.judges.transport`: explicit timeouts, fail-fast transport; the openai
-client's own retries set to ``settings.http_retries``) and its fault mapping, so a
-refused connection, a timeout or an HTTP error all end as a :class:`GeneratorFault`, and so
-does output that is empty or cut off at ``max_tokens``. No draft is ever made up on failure.
+client's own retries set to ``settings.http_retries``), so a refused connection, a timeout or
+an HTTP error all end as a :class:`GeneratorFault`, and so does output that is empty, cut off
+at ``max_tokens`` or malformed. A fault names the generator and quotes nothing it sent: an
+error body or an error event can carry reply text, which nobody has verified. No draft is ever
+made up on failure.
 """
 
 from __future__ import annotations
@@ -22,8 +24,7 @@ import openai
 from judge.config import Settings
 from judge.errors import ConfigError, GeneratorFault
 from judge.judges.endpoint_urls import api_base
-from judge.judges.faults import openai_fault
-from judge.judges.transport import endpoint_client, openai_client
+from judge.judges.transport import TransportFailed, endpoint_client, openai_client
 from judge.prompts.rendering import RenderedPrompt
 
 DEFAULT_MAX_TOKENS = 512
@@ -80,6 +81,14 @@ class HttpGenerator:
             )
         self._model = served[0]
         return served[0]
+
+    async def ping(self) -> None:
+        """Reach the generator once (its model list), which opens its connection: a service
+        does it before it says ready. ``GeneratorFault`` when it cannot."""
+        try:
+            await self._client.with_options(max_retries=0).models.list()
+        except Exception as exc:
+            _raise_fault(exc)
 
     async def generate(self, prompt: RenderedPrompt) -> Generation:
         return await self.complete(prompt.messages())
@@ -230,27 +239,16 @@ class GenerationStream:
         wrote = False
         try:
             async for chunk in self._response:
-                if chunk.model:
-                    self.model = chunk.model
-                if chunk.usage is not None:
-                    self.prompt_tokens = chunk.usage.prompt_tokens
-                    self.completion_tokens = chunk.usage.completion_tokens
-                if not chunk.choices:
-                    continue
-                choice = chunk.choices[0]
-                if choice.finish_reason is not None:
-                    self.finish_reason = choice.finish_reason
-                text = choice.delta.content if choice.delta is not None else None
+                text = self._read_chunk(chunk)
                 if text:
                     wrote = wrote or bool(text.strip())
                     yield text
         except GeneratorFault:
             raise
-        except (httpx.HTTPError, openai.OpenAIError) as exc:
-            # Mid-stream: a dropped connection, an error event in the stream.
-            if openai_fault(exc) is not None:
-                _raise_fault(exc)
-            raise GeneratorFault(f"generator stream failed ({type(exc).__name__}): {exc}") from exc
+        except Exception as exc:
+            # A dropped connection, an error event, or output that is not a chunk at all
+            # (bad JSON, a field of the wrong type): never passed on, never a crash.
+            raise _stream_fault(exc) from exc
         finally:
             await self._close_response()
         if self.finish_reason == "length":
@@ -262,6 +260,40 @@ class GenerationStream:
             raise GeneratorFault("the generator's stream ended before its finish_reason")
         if not wrote:
             raise GeneratorFault("the generator returned an empty answer")
+
+    def _read_chunk(self, chunk: Any) -> str | None:
+        """The text of one streamed chunk, after noting its model, usage and finish reason; a
+        chunk of the wrong shape is a ``GeneratorFault``."""
+        model = getattr(chunk, "model", None)
+        if isinstance(model, str) and model:
+            self.model = model
+        usage = getattr(chunk, "usage", None)
+        if usage is not None:
+            prompt = getattr(usage, "prompt_tokens", 0)
+            completion = getattr(usage, "completion_tokens", 0)
+            if not (_is_count(prompt) and _is_count(completion)):
+                raise GeneratorFault("the generator sent a malformed chunk (usage)")
+            self.prompt_tokens, self.completion_tokens = prompt, completion
+        choices = getattr(chunk, "choices", None)
+        if choices is None or (isinstance(choices, list) and not choices):
+            return None
+        if not isinstance(choices, list):
+            raise GeneratorFault("the generator sent a malformed chunk (choices)")
+        choice = choices[0]
+        finish = getattr(choice, "finish_reason", None)
+        if finish is not None:
+            if not isinstance(finish, str):
+                raise GeneratorFault("the generator sent a malformed chunk (finish_reason)")
+            self.finish_reason = finish
+        delta = getattr(choice, "delta", None)
+        text = getattr(delta, "content", None) if delta is not None else None
+        if text is not None and not isinstance(text, str):
+            raise GeneratorFault("the generator sent a malformed chunk (delta content)")
+        return text
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def build_http_generator(
@@ -314,7 +346,50 @@ async def open_generator(
 def _raise_fault(exc: Exception) -> NoReturn:
     """Re-raise a transport, HTTP or output error as a ``GeneratorFault``; anything else (a
     bug) as it is."""
-    fault = openai_fault(exc)
+    fault = generator_fault(exc)
     if fault is None:
         raise exc
-    raise GeneratorFault(f"generator call failed ({type(fault).__name__}): {fault}") from exc
+    raise fault from exc
+
+
+def generator_fault(exc: BaseException) -> GeneratorFault | None:
+    """The ``GeneratorFault`` a transport or HTTP error of the generator's client stands for
+    (None for anything else). Its words name the generator and its HTTP status, never the body
+    or the message it sent."""
+    for current in _chain(exc):
+        if isinstance(current, GeneratorFault):
+            return current
+        if isinstance(current, openai.APITimeoutError | httpx.TimeoutException):
+            return GeneratorFault("the generator did not answer in time")
+        if isinstance(current, openai.APIConnectionError | httpx.ConnectError):
+            return GeneratorFault("cannot reach the generator")
+        if isinstance(current, openai.APIStatusError):
+            return GeneratorFault(f"the generator answered HTTP {current.status_code}")
+        if isinstance(current, TransportFailed):
+            cause = current.__cause__
+            if isinstance(cause, httpx.TimeoutException):
+                return GeneratorFault("the generator did not answer in time")
+            return GeneratorFault("cannot reach the generator")
+        if isinstance(current, openai.APIError):
+            return GeneratorFault("the generator's stream carried an error event")
+    return None
+
+
+def _stream_fault(exc: Exception) -> GeneratorFault:
+    """A fault while a stream is read: the client's own, else the connection's, else output
+    that is not a chunk at all (named by its type only)."""
+    known = generator_fault(exc)
+    if known is not None:
+        return known
+    if isinstance(exc, httpx.HTTPError):
+        return GeneratorFault(f"the connection to the generator failed ({type(exc).__name__})")
+    return GeneratorFault(f"the generator sent malformed output ({type(exc).__name__})")
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and all(current is not other for other in seen):
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen

@@ -40,6 +40,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--body-timeout", type=float, default=10.0, help="seconds to send the request body"
     )
     parser.add_argument(
+        "--shutdown-grace",
+        type=float,
+        default=10.0,
+        help="seconds open streams may go on after SIGTERM before they are stopped (default "
+        "10); the process ends within this plus 5 s",
+    )
+    parser.add_argument(
         "--audit-db", type=Path, help="audit log (default: $JUDGE_STATE_DIR/audit.sqlite3)"
     )
     parser.add_argument(
@@ -63,17 +70,17 @@ def read_token(args: argparse.Namespace) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judge.service.openapi import render_openapi
+    from judge.service.app import ServeOptions, create_app
 
     if args.write_openapi is not None:
-        args.write_openapi.write_text(render_openapi(), encoding="utf-8")
+        from judge.config import Settings
+        from judge.service.openapi import render_openapi
+
+        args.write_openapi.write_text(render_openapi(create_app(Settings())), encoding="utf-8")
         print(args.write_openapi)
         return 0
 
-    import uvicorn
-
-    from judge.service.app import ServeOptions, create_app
-    from judge.service.transport import server_config
+    from judge.service.transport import DrainingServer, server_config
 
     options = ServeOptions(
         token=read_token(args),
@@ -83,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         body_timeout_s=args.body_timeout,
         audit_path=args.audit_db,
         use_judge=not args.no_judge,
+        shutdown_grace_s=args.shutdown_grace,
     )
     if options.token is None and args.host not in ("127.0.0.1", "localhost", "::1"):
         print(
@@ -93,7 +101,11 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("the header and body timeouts must be positive")
     app = create_app(settings_from_args(args), options)
     config = server_config(
-        app, host=args.host, port=args.port, header_timeout_s=args.header_timeout
+        app,
+        host=args.host,
+        port=args.port,
+        header_timeout_s=args.header_timeout,
+        shutdown_grace_s=options.shutdown_grace_s,
     )
-    uvicorn.Server(config).run()
+    DrainingServer(config, on_exit=app.state.service.request_shutdown).run()
     return 0

@@ -18,7 +18,10 @@ from judge.reading.citations import CitationMarker, code_ranges, parse_citations
 from judge.reading.languages import detect
 from judge.reading.sentences import (
     LIST_MARKER,
+    START,
+    Preceding,
     Sentence,
+    layout_markers,
     list_marker_spans,
     sentence_body,
     split_with,
@@ -43,7 +46,9 @@ class AnswerReading:
     text: str
     language: str
     markers: tuple[CitationMarker, ...]
-    list_markers: tuple[CharSpan, ...]
+    # The list markers that are layout (a bullet, a letter, a number counting the items); a
+    # number in a marker's place that counts nothing ("40. The body ...") is a value, kept.
+    layout_markers: tuple[CharSpan, ...]
     sentences: tuple[Sentence, ...]
 
     @cached_property
@@ -53,7 +58,7 @@ class AnswerReading:
         return tuple(
             " ".join(
                 sentence_body(
-                    self.text, s.span.start, s.span.end, self.markers, self.list_markers
+                    self.text, s.span.start, s.span.end, self.markers, self.layout_markers
                 ).split()
             )
             for s in self.sentences
@@ -74,7 +79,7 @@ class AnswerReading:
         """Stretches no claim has to account for: citation and list markers, and sentences
         that hold nothing to check (headings, pleasantries)."""
         spans = [(m.span.start, m.span.end) for m in self.markers]
-        spans += [(s.start, s.end) for s in self.list_markers]
+        spans += [(s.start, s.end) for s in self.layout_markers]
         spans += [
             (s.span.start, s.span.end)
             for s, factual in zip(self.sentences, self.factual, strict=True)
@@ -89,17 +94,20 @@ def read_answer(
     known_ids: Collection[str] | None = None,
     strict: bool = True,
     sentences: Sequence[Sentence] | None = None,
+    after: Preceding = START,
 ) -> AnswerReading:
     """Read ``text`` once. With ``strict`` a malformed citation marker raises
     :class:`judge.errors.InputError`. ``sentences`` are those already cut from ``text`` (a
-    stream cuts them as the text arrives); without them the text is split here."""
+    stream cuts them as the text arrives); without them the text is split here. ``after`` is
+    what precedes ``text`` when it is the rest of a longer text (a stream)."""
     markers = parse_citations(text, known_ids=known_ids, strict=strict)
     code = code_ranges(text)
     language = detect(text)
-    list_markers = list_marker_spans(text)
+    list_markers = list_marker_spans(text, line_start=after.line_start)
+    layout = layout_markers(text, list_markers, after.item_number)
     if sentences is None:
         sentences = split_with(text, markers, list_markers, language=language, code=code)
-    return AnswerReading(text, language, tuple(markers), tuple(list_markers), tuple(sentences))
+    return AnswerReading(text, language, tuple(markers), tuple(layout), tuple(sentences))
 
 
 def is_factual(text: str) -> bool:
@@ -112,8 +120,8 @@ def is_factual(text: str) -> bool:
     body = remove_markers(text, parse_citations(text, strict=False))
     body = _STOCK_PHRASE_RE.sub(" ", body)
     marker = LIST_MARKER.match(body)
-    if marker is not None:
-        body = body[marker.end() :]
+    if marker is not None and layout_markers(body, [CharSpan(start=0, end=marker.end())]):
+        body = body[marker.end() :]  # a marker that is layout; "40. ..." states a value
     if _HEADING_RE.match(body) and not any(ch.isdigit() for ch in body):
         # "## Results" is structure; "## Opened items get a full refund" states a fact.
         return len(fact_words(body)) > _HEADING_MAX_WORDS

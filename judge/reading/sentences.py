@@ -12,14 +12,18 @@ The splitter is a rule-based scanner that keeps exact offsets into the text it s
   initial and dotted forms (``Inc.``, ``Jan.``, ``J.``, ``U.S.``) only when the next word is a
   usual sentence opener (``The``, ``It``...).
 * A dot after a day's number before a month's name (``am 3. Mai``) writes an ordinal.
-* Inside a quotation (paired on one line) no sentence ends: ``He said "Stop. Now." and left``
-  is one sentence, while ``He said 'Stop.' Then he left.`` is two, split after the quote.
+* Inside a quotation or a parenthesis (paired on one line) no sentence ends: ``He said "Stop.
+  Now." and left`` is one sentence, while ``He said 'Stop.' Then he left.`` is two, split
+  after the quote.
 * Citation markers after the full stop on the same line (``policy. [S1]``) belong to the
   sentence before them, and end it even after an abbreviation (``inkl. MwSt. [S1] Der``), as
   do markers before it (``policy [S1].``).
 * A line break ends a sentence unless the next line continues in lower case; list items
   (``- x``, ``* x``, ``1. x``, ``a) x``) always start a new sentence, and their marker is
-  part of the item's first sentence span but not of its claim text.
+  part of the item's first sentence span but not of its claim text. A number in a marker's
+  place counts the items only when it is 1 or one more than the item number before it; any
+  other number there (``40. The body ...``) is a value the sentence states, and stays in its
+  claim text (:func:`layout_markers`).
 * A piece holding nothing but markers (a line with only ``[S1]``) joins the sentence before.
 
 Sentence spans never overlap and together cover every non-blank character of the text.
@@ -41,9 +45,15 @@ from judge.schemas import CharSpan
 
 __all__ = [
     "LIST_MARKER",
+    "Preceding",
     "Sentence",
+    "counts_items",
+    "enumerator_spans",
+    "layout_markers",
     "list_marker_spans",
     "markers_within",
+    "open_enclosure",
+    "preceding",
     "sentence_body",
     "split_sentences",
     "split_with",
@@ -64,6 +74,9 @@ _CJK_TERMINATORS = "。！？"
 _ALL_TERMINATORS = _TERMINATORS + _CJK_TERMINATORS
 _CLOSERS = "\"'”’)»"
 LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•‣◦▪]|\d{1,3}[.)]|\(?[A-Za-z]\))[ \t]+(?=\S)")
+_ITEM_NUMBER = re.compile(r"[ \t]*(\d{1,3})[.)]")
+# An item number left at the end of a sentence cut from an inline list: "such as: 1."
+_TRAILING_ITEM_NUMBER = re.compile(r"(?<=[:.!?])\s+(\d{1,3})\.\s*\Z")
 _ABBREV_RE = re.compile(r"(?<![^\W_])(?<!\.)((?:[^\W\d_]+\.)*[^\W\d_]+)\Z")
 _NEXT_WORD_RE = re.compile(r"[^\W_]+")
 # A day's number before its dot: one or two digits standing alone.
@@ -136,14 +149,89 @@ def split_sentences(
     )
 
 
-def list_marker_spans(text: str) -> list[CharSpan]:
-    """Spans of list-item markers (``- ``, ``1. ``, ``a) ``) at line starts, blanks included."""
+@dataclass(frozen=True)
+class Preceding:
+    """What comes before a text split on its own (a stream splits the text after its last
+    cut): whether the text starts a line, and the number of the last list item before it."""
+
+    line_start: bool = True
+    item_number: int | None = None
+
+
+START = Preceding()  # a text split from its beginning
+
+
+def preceding(text: str) -> Preceding:
+    """What ``text`` leaves for the text that follows it."""
+    return Preceding(
+        line_start=not text or text.endswith("\n"),
+        item_number=_last_item_number(text, list_marker_spans(text), None),
+    )
+
+
+def list_marker_spans(text: str, *, line_start: bool = True) -> list[CharSpan]:
+    """Spans of list-item markers (``- ``, ``1. ``, ``a) ``) at line starts, blanks included.
+    ``line_start=False``: ``text`` begins in the middle of a line, so not with a marker."""
     spans: list[CharSpan] = []
-    for line_start in _line_starts(text):
-        match = LIST_MARKER.match(text, line_start)
+    for start in _line_starts(text):
+        if start == 0 and not line_start:
+            continue
+        match = LIST_MARKER.match(text, start)
         if match is not None:
-            spans.append(CharSpan(start=line_start, end=match.end()))
+            spans.append(CharSpan(start=start, end=match.end()))
     return spans
+
+
+def counts_items(number: int, previous: int | None) -> bool:
+    """Whether a number in a list marker's place counts the items (1, or one more than the
+    item number before it) rather than states a value."""
+    return number == 1 or (previous is not None and number == previous + 1)
+
+
+def layout_markers(
+    text: str, list_markers: Sequence[CharSpan], item_number: int | None = None
+) -> list[CharSpan]:
+    """The list markers that are layout (bullets, letters, numbers that count the items),
+    leaving out those whose number is a value; ``item_number`` is the last item number
+    before ``text``."""
+    layout: list[CharSpan] = []
+    previous = item_number
+    for span in list_markers:
+        number = _ITEM_NUMBER.match(text, span.start, span.end)
+        if number is not None:
+            value = int(number.group(1))
+            if not counts_items(value, previous):
+                continue
+            previous = value
+        layout.append(span)
+    return layout
+
+
+def enumerator_spans(text: str) -> list[tuple[int, int]]:
+    """The item numbers of ``text`` that count a list (with their dot or bracket), at line
+    starts and at the end of a sentence cut from an inline list (``such as: 1.``): layout,
+    not values."""
+    found: list[tuple[int, int]] = []
+    previous: int | None = None
+    for span in list_marker_spans(text):
+        number = _ITEM_NUMBER.match(text, span.start, span.end)
+        if number is not None and counts_items(int(number.group(1)), previous):
+            previous = int(number.group(1))
+            found.append((number.start(1), number.end()))
+    trailing = _TRAILING_ITEM_NUMBER.search(text)
+    if trailing is not None and counts_items(int(trailing.group(1)), previous):
+        found.append((trailing.start(1), trailing.end()))
+    return found
+
+
+def _last_item_number(
+    text: str, list_markers: Sequence[CharSpan], item_number: int | None
+) -> int | None:
+    for span in layout_markers(text, list_markers, item_number):
+        number = _ITEM_NUMBER.match(text, span.start, span.end)
+        if number is not None:
+            item_number = int(number.group(1))
+    return item_number
 
 
 def _line_starts(text: str) -> list[int]:
@@ -169,7 +257,7 @@ def split_with(
         blocked[span.start : span.end] = b"\x01" * (span.end - span.start)
     marker_at = {m.span.start: m.span.end for m in markers}
     quoted = bytearray(len(text) + 1)  # 1 where a cut would fall inside a quotation
-    for open_, close in _quote_ranges(text):
+    for open_, close in _quote_ranges(text) + _bracket_ranges(text):
         quoted[open_ + 1 : close + 1] = b"\x01" * (close - open_)
 
     cuts: list[tuple[int, int]] = []  # (end of one sentence, start of the next)
@@ -327,11 +415,54 @@ def _quote_ranges(text: str) -> list[tuple[int, int]]:
     ranges: list[tuple[int, int]] = []
     for line_start in _line_starts(text):
         line_end = text.find("\n", line_start)
-        ranges.extend(_quotes_in_line(text, line_start, len(text) if line_end < 0 else line_end))
+        closed, _ = _quotes_in_line(text, line_start, len(text) if line_end < 0 else line_end)
+        ranges.extend(closed)
     return ranges
 
 
-def _quotes_in_line(text: str, start: int, end: int) -> list[tuple[int, int]]:
+def _bracket_ranges(text: str) -> list[tuple[int, int]]:
+    """Pairs of (opening, closing) parenthesis positions, each pair within one line."""
+    ranges: list[tuple[int, int]] = []
+    for line_start in _line_starts(text):
+        line_end = text.find("\n", line_start)
+        closed, _ = _brackets_in_line(text, line_start, len(text) if line_end < 0 else line_end)
+        ranges.extend(closed)
+    return ranges
+
+
+def open_enclosure(text: str) -> int | None:
+    """Where a quotation, parenthesis or bracket opened on the last line of ``text`` and not
+    closed yet begins (the earliest, when several are open): a sentence end after it may
+    still move once it closes."""
+    start = text.rfind("\n") + 1
+    _, quote = _quotes_in_line(text, start, len(text))
+    _, bracket = _brackets_in_line(text, start, len(text))
+    opened = [position for position in (quote, bracket) if position is not None]
+    return min(opened) if opened else None
+
+
+def _brackets_in_line(text: str, start: int, end: int) -> tuple[list[tuple[int, int]], int | None]:
+    """The parenthesis pairs of one line, and where the outermost one left open begins.
+    Square brackets only count as open (a citation marker arriving); they hold no sentence."""
+    ranges: list[tuple[int, int]] = []
+    parens: list[int] = []
+    square: list[int] = []
+    for pos in range(start, end):
+        char = text[pos]
+        if char == "(":
+            parens.append(pos)
+        elif char == ")" and parens:
+            ranges.append((parens.pop(), pos))
+        elif char == "[":
+            square.append(pos)
+        elif char == "]" and square:
+            square.pop()
+    still_open = [stack[0] for stack in (parens, square) if stack]
+    return ranges, (min(still_open) if still_open else None)
+
+
+def _quotes_in_line(text: str, start: int, end: int) -> tuple[list[tuple[int, int]], int | None]:
+    """The quotation pairs of one line, and where the outermost one left open begins."""
     ranges: list[tuple[int, int]] = []
     open_quotes: list[tuple[str, int]] = []  # (kind, position)
     for pos in range(start, end):
@@ -355,7 +486,7 @@ def _quotes_in_line(text: str, start: int, end: int) -> list[tuple[int, int]]:
                     break
         elif opens:
             open_quotes.append((kind, pos))
-    return ranges
+    return ranges, (open_quotes[0][1] if open_quotes else None)
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int] | None:

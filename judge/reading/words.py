@@ -19,6 +19,7 @@ import re
 from functools import lru_cache
 
 from judge.reading import lexicon
+from judge.reading.citations import parse_citations, remove_markers
 
 __all__ = [
     "Word",
@@ -26,6 +27,7 @@ __all__ = [
     "compounds",
     "content_forms",
     "content_words",
+    "is_bare_reply",
     "is_content",
     "is_discourse",
     "is_function_word",
@@ -82,6 +84,14 @@ def is_discourse(word: str) -> bool:
     """Whether ``word`` (any case) belongs to the conversation around an answer ("Sure",
     "thanks", "sources") rather than to its facts: such words alone make no claim."""
     return word.lower().replace("’", "'") in _discourse()
+
+
+def is_bare_reply(text: str) -> bool:
+    """Whether ``text`` is nothing but a reply to a yes-or-no question ("Yes.", "No, not
+    really."; citation markers aside): what it states is the question's answer."""
+    body = remove_markers(text, parse_citations(text, strict=False))
+    said = " ".join(word.lower() for word, _, _ in words(body))
+    return bool(said) and _bare_reply().fullmatch(said) is not None
 
 
 def is_content(word: str) -> bool:
@@ -146,6 +156,12 @@ def _irregular() -> dict[str, str]:
 def _not_content() -> frozenset[str]:
     """Function words: what two texts share beside their content."""
     return frozenset(word for word in lexicon.words("function_words") if " " not in word)
+
+
+@lru_cache(maxsize=1)
+def _bare_reply() -> re.Pattern[str]:
+    reply = lexicon.alternation(lexicon.words("replies"))
+    return re.compile(rf"(?:{reply})(?: (?:{reply}))*")
 
 
 @lru_cache(maxsize=1)

@@ -4,6 +4,12 @@ Every verification is written to the audit log before its response is sent; when
 refuses the write the answer is withheld (503), never released unrecorded. Every fault of the
 judge (down, slow, garbage, past the request deadline) comes back as HTTP 200 with action
 ``block`` and ``verifier_error`` on the claims it touched.
+
+``/healthz`` answers as soon as the server listens; ``/readyz`` only once what a first request
+would load is loaded (:mod:`judge.service.warmup`), the judge answers its ping (which opens its
+connection) and the audit log can record. On its way down (:meth:`Service.begin_shutdown`, on
+SIGTERM) the service turns not ready, refuses new streams, gives open ones
+``shutdown_grace_s`` to finish and then stops them closed.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,12 +38,14 @@ from judge.judges.wrappers import UnavailableJudge, with_deadline
 from judge.pipeline.entail.thresholds import active_thresholds
 from judge.pipeline.runner import verify
 from judge.protocols import Judge
-from judge.reading import warm_up
 from judge.schemas import VerifyRequest, VerifyResponse
 from judge.service.chat import ChatGenerator, ChatGuard
+from judge.service.chat_stream import SHUTTING_DOWN, ChatStream
 from judge.service.failsafe import failure_response, never_pass_on_error, ping_judge
 from judge.service.guard import RequestGuard
 from judge.service.metrics import CONTENT_TYPE_LATEST, ServiceMetrics
+from judge.service.openapi import build_openapi
+from judge.service.warmup import warm_up
 
 log = logging.getLogger("judge.service.app")
 
@@ -57,6 +65,8 @@ class ServeOptions:
     body_timeout_s: float = 10.0  # the whole body must arrive within this
     audit_path: Path | None = None
     use_judge: bool = True
+    # On SIGTERM: how long open streams may go on before they are stopped, closed.
+    shutdown_grace_s: float = 10.0
 
 
 class ErrorBody(BaseModel):
@@ -77,8 +87,6 @@ class VerifierApp(FastAPI):
 
     def openapi(self) -> dict[str, Any]:
         if self.openapi_schema is None:
-            from judge.service.openapi import build_openapi
-
             self.openapi_schema = build_openapi(self)
         return self.openapi_schema
 
@@ -100,6 +108,43 @@ class Service:
         self.metrics = ServiceMetrics()
         self.thresholds = active_thresholds(self.settings)
         self.metrics.watch_endpoints(lambda: _pool_of(self.judge))
+        self.streams: set[ChatStream] = set()  # the guard's streams under way
+        self.shutting_down = False
+        self.warming: asyncio.Task[None] | None = None  # set when the app's lifespan runs
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def warm(self, *connections: Callable[[], Awaitable[None]]) -> None:
+        """Load what a first request would (the lifespan runs it in the background), then
+        open ``connections``; a failure is logged, and the first requests load lazily."""
+        self._loop = asyncio.get_running_loop()
+        started = time.perf_counter()
+        try:
+            await warm_up(self.settings, self.thresholds)
+            for connect in connections:
+                await connect()
+        except Exception:
+            log.exception("warm-up failed; the first requests will load what it did not")
+            return
+        log.info("warmed up in %.2f s", time.perf_counter() - started)
+
+    def request_shutdown(self) -> None:
+        """:meth:`begin_shutdown` from a signal handler (any thread)."""
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self.begin_shutdown)
+
+    def begin_shutdown(self) -> None:
+        """Turn not ready and refuse new streams; stop the open ones, closed, once
+        ``shutdown_grace_s`` has passed."""
+        if self.shutting_down:
+            return
+        self.shutting_down = True
+        grace = self.options.shutdown_grace_s
+        log.info("shutting down: %d open stream(s), stopped after %g s", len(self.streams), grace)
+        asyncio.get_running_loop().call_later(grace, self._stop_streams)
+
+    def _stop_streams(self) -> None:
+        for stream in list(self.streams):
+            stream.stop(SHUTTING_DOWN)
 
     async def verify(self, req: VerifyRequest, settings: Settings | None = None) -> VerifyResponse:
         """Verify within the request's time budget; never raises a verifier fault. ``settings``
@@ -150,7 +195,6 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        await asyncio.to_thread(warm_up)
         async with contextlib.AsyncExitStack() as stack:
             if service.audit is None:
                 path = options.audit_path or default_audit_path(service.settings)
@@ -159,6 +203,8 @@ def create_app(
             if service.judge is None and options.use_judge:
                 service.judge = await stack.enter_async_context(_open_judge(service.settings))
             await stack.enter_async_context(chat.opened())
+            service.warming = asyncio.create_task(service.warm(chat.warm), name="warm-up")
+            stack.push_async_callback(_cancelled, service.warming)
             yield
 
     app = VerifierApp(
@@ -261,6 +307,10 @@ def _add_routes(app: FastAPI, service: Service) -> None:
     )
     async def readyz() -> Response:
         checks: dict[str, str] = {}
+        if service.shutting_down:
+            checks["service"] = SHUTTING_DOWN
+        if service.warming is not None:
+            checks["warm"] = "ok" if service.warming.done() else "warming up"
         if service.judge is not None:
             try:
                 await ping_judge(service.judge, service.settings.connect_timeout_s)
@@ -301,9 +351,17 @@ async def _open_judge(settings: Settings) -> AsyncIterator[Judge]:
         yield judge
 
 
+async def _cancelled(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
 def _effective_settings(settings: Settings, options: ServeOptions) -> Settings:
     if options.request_timeout_s <= 0:
         raise ConfigError("the request timeout must be positive")
+    if options.shutdown_grace_s < 0:
+        raise ConfigError("the shutdown grace must not be negative")
     if options.max_body_bytes <= 0:
         raise ConfigError("the request size limit must be positive")
     if options.max_claims is None:

@@ -12,7 +12,9 @@ evidence, and what comes back is only ever verified text:
     generator fault       HTTP 502 with an OpenAI-style error body
     audit log fault       HTTP 503: the reply is withheld, never released unrecorded
 
-The verification goes back in the response's ``grounding`` field. ``stream: true`` streams
+The verification goes back in the response's ``grounding`` field, quoting only the text that
+was sent unless the request sets ``grounding.include_withheld`` (:mod:`.redaction`); errors
+name the party that failed and never quote what the generator sent. ``stream: true`` streams
 the reply sentence by sentence, each sent only once verified (:mod:`judge.service.chat_stream`);
 ``grounding.stream_mode = "buffered"`` verifies the whole reply first and then sends it as
 chunks, so that it can still be repaired or refused as a whole.
@@ -26,22 +28,39 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from fastapi import FastAPI, Request, Response
-from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
+from pydantic import ValidationError
 
-from judge.answer.generator import DEFAULT_MAX_TOKENS, Generation, HttpGenerator
+from judge.answer.generator import (
+    DEFAULT_MAX_TOKENS,
+    Generation,
+    HttpGenerator,
+    build_http_generator,
+)
 from judge.answer.refusals import refusal_text
 from judge.api import evidence_passages
-from judge.config import CitationPolicy, Settings
+from judge.config import Settings
 from judge.errors import AuditError, ConfigError, GeneratorFault, InputError
 from judge.inputs import strict_json
 from judge.inputs.request import input_error_from
 from judge.pipeline.ledger import freeze_ledger
 from judge.schemas import Action, Label, Passage, VerifyRequest, VerifyResponse
-from judge.service.chat_stream import ChatStream, EventStreamResponse, TextStream
+from judge.service.chat_models import (
+    AssistantMessage,
+    ChatCompletion,
+    ChatCompletionRequest,
+    Choice,
+    Grounding,
+    GroundingOptions,
+    OpenAIErrorBody,
+    Outcome,
+    Usage,
+    openai_error,
+)
+from judge.service.chat_stream import SHUTTING_DOWN, ChatStream, EventStreamResponse, TextStream
+from judge.service.redaction import without_withheld
 
 if TYPE_CHECKING:
     from judge.service.app import Service
@@ -66,10 +85,6 @@ UNSUPPORTED_FIELDS = (
 # Sampling parameters passed on to the generator as they are.
 FORWARDED_FIELDS = ("top_p", "stop", "seed", "presence_penalty", "frequency_penalty")
 
-# "partial" is a stream's only: verified sentences went out, the answer as a whole did not verify.
-Outcome = Literal["passed", "repaired", "partial", "refused", "verifier_error"]
-StreamMode = Literal["sentences", "buffered"]
-
 
 class ChatGenerator(Protocol):
     """Completes a caller's chat as it is (:class:`~judge.answer.generator.HttpGenerator`);
@@ -84,112 +99,6 @@ class ChatGenerator(Protocol):
         temperature: float | None = None,
         options: Mapping[str, Any] | None = None,
     ) -> Generation: ...
-
-
-class ChatMessage(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    role: str = Field(min_length=1)
-    content: str | list[dict[str, Any]] | None = None
-
-
-class GroundingOptions(BaseModel):
-    """The extension field of a guarded request: the evidence the reply must be grounded in."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    evidence: Annotated[
-        list[Any],
-        Field(min_length=1, description="Passages: strings (ids S1, S2, ...) or objects."),
-        WithJsonSchema(
-            {
-                "type": "array",
-                "minItems": 1,
-                "items": {
-                    "anyOf": [
-                        {"type": "string"},
-                        {"type": "object", "description": "A passage, as in VerifyRequest."},
-                    ]
-                },
-            }
-        ),
-    ]
-    citation_policy: CitationPolicy | None = Field(
-        default=None, description="strict: uncited claims fail; search: they are aligned"
-    )
-    question: str | None = Field(default=None, description="Default: the last user message.")
-    stream_mode: StreamMode = Field(
-        default="sentences",
-        description=(
-            "With stream: true. sentences: each sentence is sent once verified; buffered: the "
-            "whole reply is verified first (it can then be repaired or refused as a whole)."
-        ),
-    )
-
-
-class ChatCompletionRequest(BaseModel):
-    """An OpenAI chat-completions request with the ``grounding`` extension field."""
-
-    model_config = ConfigDict(extra="allow")
-
-    model: str = Field(min_length=1)
-    messages: list[ChatMessage] = Field(min_length=1)
-    grounding: GroundingOptions
-    stream: bool = False
-    n: Literal[1] = Field(default=1, description="One choice: the one that is verified.")
-    max_tokens: int | None = Field(default=None, ge=1)
-    max_completion_tokens: int | None = Field(default=None, ge=1)
-    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
-    top_p: float | None = Field(default=None, ge=0.0, le=1.0)
-    stop: str | list[str] | None = None
-    seed: int | None = None
-    presence_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
-    frequency_penalty: float | None = Field(default=None, ge=-2.0, le=2.0)
-
-
-class AssistantMessage(BaseModel):
-    role: Literal["assistant"] = "assistant"
-    content: str
-
-
-class Choice(BaseModel):
-    index: int = 0
-    message: AssistantMessage
-    finish_reason: Literal["stop"] = "stop"
-
-
-class Usage(BaseModel):
-    prompt_tokens: int
-    completion_tokens: int
-    total_tokens: int
-
-
-class Grounding(BaseModel):
-    """What the guard did with the reply, and the verification it decided on."""
-
-    outcome: Outcome
-    verification: VerifyResponse
-
-
-class ChatCompletion(BaseModel):
-    id: str
-    object: Literal["chat.completion"] = "chat.completion"
-    created: int
-    model: str
-    choices: list[Choice]
-    usage: Usage
-    grounding: Grounding
-
-
-class OpenAIError(BaseModel):
-    message: str
-    type: str
-    param: str | None = None
-    code: str | None = None
-
-
-class OpenAIErrorBody(BaseModel):
-    error: OpenAIError
 
 
 @runtime_checkable
@@ -227,6 +136,18 @@ class ChatGuard:
                 yield
             finally:
                 self.generator = None
+
+    async def warm(self) -> None:
+        """Open the generator's connection before the first request (its first connection
+        also builds its TLS context); a generator that does not answer is only logged, since
+        ``/v1/verify`` needs none."""
+        generator = self.generator
+        if not isinstance(generator, HttpGenerator):
+            return
+        try:
+            await generator.ping()
+        except (GeneratorFault, ConfigError) as exc:
+            log.warning("the generator did not answer its warm-up ping: %s", exc)
 
     def add_routes(self, app: FastAPI) -> None:
         errors: dict[int | str, dict[str, Any]] = {
@@ -280,12 +201,13 @@ class ChatGuard:
             return _error(503, message, "service_unavailable")
         service.metrics.in_flight.inc()
         try:
-            return await self._answer(chat, passages, settings, generator, started)
+            return await self._answer(request, chat, passages, settings, generator, started)
         finally:
             service.metrics.in_flight.dec()
 
     async def _answer(
         self,
+        request: Request,
         chat: ChatCompletionRequest,
         passages: list[Passage],
         settings: Settings,
@@ -298,13 +220,17 @@ class ChatGuard:
             if not isinstance(generator, StreamingChatGenerator):
                 message = "the configured generator cannot stream: use stream_mode buffered"
                 return _error(422, message, "invalid_request_error", "grounding.stream_mode")
-            return await self._stream(chat, passages, settings, generator, model, started)
+            return await self._stream(request, chat, passages, settings, generator, model, started)
         try:
             generation = await _complete(generator, chat, model)
         except (GeneratorFault, ConfigError) as exc:
             log.error("generator failed: %s", exc)
             service.metrics.observe_error(type(exc).__name__)
             return _error(502, f"{type(exc).__name__}: {exc}", "generator_error")
+        except Exception as exc:  # a fault nobody mapped: still the generator's, never a 500
+            log.exception("generator failed unexpectedly")
+            service.metrics.observe_error("GeneratorFault")
+            return _error(502, f"the generator failed ({type(exc).__name__})", "generator_error")
         req = VerifyRequest(evidence=passages, answer=generation.text, question=_question(chat))
         try:
             response = await service.verify(req, settings)
@@ -335,7 +261,12 @@ class ChatGuard:
                 completion_tokens=generation.completion_tokens,
                 total_tokens=generation.prompt_tokens + generation.completion_tokens,
             ),
-            grounding=Grounding(outcome=outcome, verification=response),
+            grounding=Grounding(
+                outcome=outcome,
+                verification=response
+                if chat.grounding.include_withheld
+                else without_withheld(response, shown_in_reply(response, outcome)),
+            ),
         )
         headers = {"x-request-id": response.request_id}
         if chat.stream:
@@ -345,6 +276,7 @@ class ChatGuard:
 
     async def _stream(
         self,
+        request: Request,
         chat: ChatCompletionRequest,
         passages: list[Passage],
         settings: Settings,
@@ -352,9 +284,12 @@ class ChatGuard:
         model: str,
         started: float,
     ) -> Response:
-        """Sentence by sentence: the generator's first chunk is awaited first, so a generator
-        that fails at once is still a 502; after that every fault ends the stream closed."""
+        """Sentence by sentence: the generator's first text is awaited first (the client's
+        disconnect watched, the wait bounded), so a generator that fails before it is still a
+        502; after that every fault ends the stream closed."""
         service = self.service
+        if service.shutting_down:
+            return _error(503, f"{SHUTTING_DOWN}: no reply", "service_unavailable")
         if service.audit is None or (fault := await asyncio.to_thread(service.audit.fault)):
             message = f"audit log unavailable, reply withheld: {fault or 'not open'}"
             return _error(503, message, "audit_error")
@@ -366,24 +301,26 @@ class ChatGuard:
             temperature=chat.temperature,
             options={name: value for name, value in options.items() if value is not None},
         )
-        try:
-            first = await anext(aiter(generation))
-        except (GeneratorFault, ConfigError, StopAsyncIteration) as exc:
-            with contextlib.suppress(Exception):
-                await generation.aclose()
-            detail = f"{type(exc).__name__}: {exc}" if str(exc) else "the generator sent nothing"
-            log.error("generator failed: %s", detail)
-            service.metrics.observe_error(type(exc).__name__)
-            return _error(502, detail, "generator_error")
         stream = ChatStream(
-            service, settings, generation, first, passages, _question(chat), started, model
+            service,
+            settings,
+            generation,
+            passages,
+            _question(chat),
+            started,
+            model,
+            include_withheld=chat.grounding.include_withheld,
         )
-        departure = stream.departure
+        stream.start()
+        refused = await stream.opened(request)
+        if refused is not None:
+            return refused
         return EventStreamResponse(
             stream.events(),
-            departure,
+            stream.departure,
             send_timeout_s=settings.stream_send_timeout_s,
             headers={"x-request-id": stream.request_id},
+            on_close=stream.closed,
         )
 
 
@@ -404,6 +341,17 @@ def guarded_reply(
     if response.action is Action.REPAIR and response.repaired_answer:
         return "repaired", response.repaired_answer
     return "refused", refusal_text(question, passages, response.failing)
+
+
+def shown_in_reply(response: VerifyResponse, outcome: Outcome) -> set[str]:
+    """The claims whose text a buffered reply sent: all when it passed, those its repair kept,
+    none when it was refused."""
+    if outcome == "passed":
+        return {v.claim.id for v in response.verdicts}
+    if outcome == "repaired":
+        cut = {claim_id for edit in response.repair_edits for claim_id in edit.claim_ids}
+        return {v.claim.id for v in response.verdicts if v.claim.id not in cut}
+    return set()
 
 
 def parse_chat(body: bytes) -> ChatCompletionRequest:
@@ -448,8 +396,6 @@ def sse_body(completion: ChatCompletion) -> bytes:
 
 @contextlib.asynccontextmanager
 async def open_guard_generator(settings: Settings) -> AsyncIterator[HttpGenerator]:
-    from judge.answer.generator import build_http_generator
-
     base_url = settings.generator_base_url
     if not base_url:
         raise ConfigError("no generator configured: set generator_base_url")
@@ -498,8 +444,7 @@ def _delta(delta: dict[str, Any], finish_reason: str | None) -> dict[str, Any]:
 
 
 def _error(status: int, message: str, kind: str, param: str | None = None) -> Response:
-    body = OpenAIErrorBody(error=OpenAIError(message=message, type=kind, param=param))
-    return JSONResponse(body.model_dump(), status_code=status)
+    return openai_error(status, message, kind, param)
 
 
 __all__ = [

@@ -16,7 +16,7 @@ from fastapi.openapi.utils import get_openapi
 
 from judge import schemas
 from judge.schemas import VerifyRequest
-from judge.service.chat import ChatCompletionRequest
+from judge.service.chat_models import ChatCompletionRequest
 from judge.service.guard import OPEN_PATHS
 
 REF_TEMPLATE = "#/components/schemas/{model}"
@@ -51,11 +51,6 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     return schema
 
 
-def render_openapi(app: FastAPI | None = None) -> str:
+def render_openapi(app: FastAPI) -> str:
     """The schema as committed: sorted keys, two-space indent, final newline."""
-    if app is None:
-        from judge.config import Settings
-        from judge.service.app import create_app
-
-        app = create_app(Settings())
     return json.dumps(app.openapi(), indent=2, sort_keys=True) + "\n"

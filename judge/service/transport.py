@@ -8,6 +8,9 @@ complete within ``header_timeout_s`` of the connection (or of the first byte of 
 request on a kept-alive connection), with a 408. The body's deadline is the guard's
 (:mod:`judge.service.guard`).
 
+On SIGTERM (or Ctrl-C) :class:`DrainingServer` tells the app at once, so that it stops its
+open streams within its grace; uvicorn itself cancels whatever still runs a margin later.
+
 Access-log lines carry the path without its query string: a URL can carry a secret, and the
 service refuses credentials there but must not write them down first.
 """
@@ -16,6 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
+from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 import h11
@@ -25,6 +31,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 HEADER_TIMEOUT_S = 10.0
 KEEP_ALIVE_S = 5
 MAX_HEADER_BYTES = 16 * 1024
+SHUTDOWN_GRACE_S = 10.0  # open streams may go on this long after SIGTERM (the app's option)
+SHUTDOWN_MARGIN_S = 5.0  # then they are stopped; past this more, uvicorn cancels what is left
 
 log = logging.getLogger("judge.service.transport")
 
@@ -105,6 +113,20 @@ def header_deadline_protocol(timeout_s: float) -> type[HeaderDeadlineProtocol]:
     )
 
 
+class DrainingServer(uvicorn.Server):
+    """uvicorn's server that tells the app when a signal asks it to stop (``on_exit``), before
+    uvicorn starts waiting for the open connections: the app then winds its streams down
+    within its grace, instead of uvicorn waiting for them without end."""
+
+    def __init__(self, config: uvicorn.Config, *, on_exit: Callable[[], None]) -> None:
+        super().__init__(config)
+        self.on_exit = on_exit
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        self.on_exit()
+
+
 class RedactQuery(logging.Filter):
     """Drops the query string from uvicorn's access-log lines (args: client, method, path,
     HTTP version, status)."""
@@ -119,9 +141,15 @@ class RedactQuery(logging.Filter):
 
 
 def server_config(
-    app: Any, *, host: str, port: int, header_timeout_s: float = HEADER_TIMEOUT_S
+    app: Any,
+    *,
+    host: str,
+    port: int,
+    header_timeout_s: float = HEADER_TIMEOUT_S,
+    shutdown_grace_s: float = SHUTDOWN_GRACE_S,
 ) -> uvicorn.Config:
-    """The uvicorn configuration of ``judge serve``; installs the access-log redaction."""
+    """The uvicorn configuration of ``judge serve``; installs the access-log redaction. On
+    SIGTERM uvicorn cancels what still runs ``SHUTDOWN_MARGIN_S`` after the app's grace."""
     config = uvicorn.Config(
         app,
         host=host,
@@ -130,6 +158,7 @@ def server_config(
         http=header_deadline_protocol(header_timeout_s),
         timeout_keep_alive=KEEP_ALIVE_S,
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        timeout_graceful_shutdown=math.ceil(shutdown_grace_s + SHUTDOWN_MARGIN_S),
     )
     # uvicorn configures logging when the config is built: the filter goes on after that.
     access = logging.getLogger("uvicorn.access")

@@ -2,18 +2,25 @@
 
 The splitter (:func:`judge.pipeline.claims.sentences.split_answer`) is used as it is: the text
 not yet cut is split again as each chunk arrives, and every sentence but the last is complete,
-because text after it started another one. Three guards keep a cut from being premature:
+because text after it started another one. A cut is made only where no text still to come can
+move it, so that every sentence handed out is the one the buffered pipeline splits from the
+whole answer, whatever the chunking:
 
 * the sentence after it must hold a whole word (one with a blank after it) that is not a
   bracket group: the splitter decides some boundaries by the next word ("J. The" ends a
   sentence, "J. Thelma" does not), and citation markers after a full stop belong to the
   sentence before them (``policy. [S1]``);
-* an opening bracket not yet closed at the end of the text is left out of the split, so a
-  marker still arriving (``[S1``) is never read as a malformed one;
-* the last sentence is complete only when the stream ends, or when the flush rule fires: once
-  it holds ``flush_chars`` characters it is cut at its last line break, else its last clause
-  mark, else its last blank, and that piece is verified as a sentence of its own. A piece
-  with no blank at all cannot be cut anywhere honest: :class:`SentenceTooLong`.
+* a quotation, parenthesis or bracket opened on the last line and not closed yet holds back
+  everything from its opening on: no sentence ends inside a closed one (``He said "Stop. Now."
+  and left``), and a marker still arriving (``[S1``) is never read as a malformed one;
+* the split of the rest knows what came before it: whether it starts a line, and the last
+  list item's number, so that ``40. The body ...`` is read as a value whichever chunk it is in;
+* the last sentence is complete only when the stream ends.
+
+There is no cut anywhere else: a value is never cut from its unit, a range from its end or a
+quotation from its close. A sentence longer than ``max_sentence_chars``, or a run of that many
+characters still waiting for its end, stops the stream (:class:`SentenceTooLong`); none of it
+is handed out.
 
 Claims are built the way the buffered pipeline builds them (one per sentence, the text without
 its markers, the ids it cites), numbered across the whole answer.
@@ -28,18 +35,17 @@ from dataclasses import dataclass
 
 from judge.errors import InputError
 from judge.pipeline.claims.sentences import split_answer
-from judge.reading.sentences import Sentence
+from judge.reading.sentences import Preceding, Sentence, open_enclosure, preceding
 from judge.schemas import CharSpan, Claim
 
 __all__ = ["CutSentence", "SentenceCutter", "SentenceTooLong"]
 
 # A whole word after a cut: a run of non-blanks that is not a bracket group, with a blank after.
 _SETTLED_WORD = re.compile(r"(?:^|\s)[^\s\[][^\s]*\s")
-_CLAUSE_MARK = re.compile(r"[;:,)\u2014\u2013](?=\s)")
 
 
 class SentenceTooLong(InputError):
-    """The text ran past the flush limit without a blank to cut it at."""
+    """A sentence, or the run of text waiting for its end, is over the limit."""
 
 
 @dataclass(frozen=True)
@@ -49,19 +55,19 @@ class CutSentence:
     index: int  # among the answer's sentences
     sentence: Sentence  # its span is into the whole text
     claims: tuple[Claim, ...]
-    flushed: bool = False  # cut by the flush rule, not at a sentence end
 
 
 class SentenceCutter:
     """Feed it chunks; it hands back each sentence once it is complete, in order."""
 
-    def __init__(self, known_ids: Collection[str], *, flush_chars: int) -> None:
-        if flush_chars < 2:
-            raise ValueError("flush_chars must be at least 2")
+    def __init__(self, known_ids: Collection[str], *, max_sentence_chars: int) -> None:
+        if max_sentence_chars < 2:
+            raise ValueError("max_sentence_chars must be at least 2")
         self.known_ids = frozenset(known_ids)
-        self.flush_chars = flush_chars
+        self.max_sentence_chars = max_sentence_chars
         self.text = ""
         self._cut_at = 0  # everything before this offset has been handed out
+        self._before = Preceding()  # what the text before ``_cut_at`` leaves for the rest
         self._sentences = 0
         self._claims = 0
 
@@ -72,12 +78,18 @@ class SentenceCutter:
 
     def feed(self, chunk: str) -> list[CutSentence]:
         """Add ``chunk``; the sentences it completed. A malformed citation in text already
-        complete raises ``InputError`` (field ``answer``), as the buffered pipeline does."""
+        complete raises ``InputError`` (field ``answer``), as the buffered pipeline does; a run
+        of ``max_sentence_chars`` characters without a sentence end raises
+        :class:`SentenceTooLong`."""
         self.text += chunk
         found = self._complete()
-        while len(self._rest()) >= self.flush_chars:
-            found.extend(self._flush())
-            found.extend(self._complete())
+        waiting = len(self.pending.strip())
+        if waiting > self.max_sentence_chars:
+            raise SentenceTooLong(
+                f"{waiting} characters without a sentence end "
+                f"(the limit is {self.max_sentence_chars})",
+                field="answer",
+            )
         return found
 
     def finish(self) -> list[CutSentence]:
@@ -86,18 +98,15 @@ class SentenceCutter:
         if not rest.strip():
             self._cut_at = len(self.text)
             return []
-        sentences, claims = split_answer(rest, known_ids=self.known_ids)
+        sentences, claims = split_answer(rest, known_ids=self.known_ids, after=self._before)
         return self._hand_out(self._cut_at, sentences, claims, len(sentences))
-
-    def _rest(self) -> str:
-        return self.text[self._cut_at :].lstrip()
 
     def _complete(self) -> list[CutSentence]:
         offset = self._cut_at
-        view = _without_open_bracket(self.text[offset:])
+        view = _settled_view(self.text[offset:])
         if not view.strip():
             return []
-        sentences, claims = split_answer(view, known_ids=self.known_ids)
+        sentences, claims = split_answer(view, known_ids=self.known_ids, after=self._before)
         complete = len(sentences) - 1
         if complete > 0 and not _SETTLED_WORD.search(view[sentences[complete - 1].span.end :]):
             complete -= 1  # the boundary may still move: wait for a whole word after it
@@ -105,33 +114,16 @@ class SentenceCutter:
             return []
         return self._hand_out(offset, sentences, claims, complete)
 
-    def _flush(self) -> list[CutSentence]:
-        offset = self._cut_at
-        rest = self.text[offset:]
-        lead = len(rest) - len(rest.lstrip())
-        view = _without_open_bracket(rest)[: lead + self.flush_chars]
-        cut = _flush_point(view, lead)
-        if cut is None:
-            raise SentenceTooLong(
-                f"{len(rest) - lead} characters without a blank to cut a sentence at "
-                f"(the flush limit is {self.flush_chars})",
-                field="answer",
-            )
-        piece = view[:cut]
-        sentences, claims = split_answer(piece, known_ids=self.known_ids)
-        found = self._hand_out(offset, sentences, claims, len(sentences), flushed=True)
-        self._cut_at = offset + cut
-        return found
-
     def _hand_out(
-        self,
-        offset: int,
-        sentences: list[Sentence],
-        claims: list[Claim],
-        count: int,
-        *,
-        flushed: bool = False,
+        self, offset: int, sentences: list[Sentence], claims: list[Claim], count: int
     ) -> list[CutSentence]:
+        for sentence in sentences[:count]:
+            if len(sentence.text) > self.max_sentence_chars:
+                raise SentenceTooLong(
+                    f"a sentence of {len(sentence.text)} characters "
+                    f"(the limit is {self.max_sentence_chars})",
+                    field="answer",
+                )
         by_sentence: dict[int, list[Claim]] = {}
         for claim in claims:
             if claim.sentence_index is not None:
@@ -154,13 +146,10 @@ class SentenceCutter:
                         }
                     )
                 )
-            found.append(
-                CutSentence(
-                    index, dataclasses.replace(sentence, span=span), tuple(own), flushed=flushed
-                )
-            )
+            found.append(CutSentence(index, dataclasses.replace(sentence, span=span), tuple(own)))
         if count:
             self._cut_at = offset + sentences[count - 1].span.end
+            self._before = preceding(self.text[: self._cut_at])
         return found
 
 
@@ -168,22 +157,8 @@ def _shift(span: CharSpan, offset: int) -> CharSpan:
     return CharSpan(start=span.start + offset, end=span.end + offset)
 
 
-def _without_open_bracket(text: str) -> str:
-    """``text`` up to a ``[`` on its last line that is not closed yet (a marker arriving)."""
-    opened = text.rfind("[")
-    if opened < 0 or "]" in text[opened:] or "\n" in text[opened:]:
-        return text
-    return text[:opened]
-
-
-def _flush_point(view: str, lead: int) -> int | None:
-    """Where to cut an overlong sentence: after its last line break, clause mark or blank."""
-    body = view[lead:]
-    newline = body.rfind("\n")
-    if newline > 0:
-        return lead + newline
-    marks = list(_CLAUSE_MARK.finditer(body))
-    if marks:
-        return lead + marks[-1].end()
-    blank = max(body.rfind(" "), body.rfind("\t"))
-    return lead + blank if blank > 0 else None
+def _settled_view(text: str) -> str:
+    """``text`` up to a quotation, parenthesis or bracket on its last line that is not closed
+    yet: a sentence end inside it may still move."""
+    opened = open_enclosure(text)
+    return text if opened is None else text[:opened]

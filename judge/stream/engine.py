@@ -19,13 +19,22 @@ Sentences are released strictly in order, each only after its verdict (:mod:`.po
 
 At the end the answer-level rules run on what was decided (citation stuffing, the main
 conclusion, the answer threshold), with the buffered pipeline's policy: the same verdicts give
-the same action. What a stream cannot do is take back text already released; those rules can
-only add a notice (:class:`~judge.stream.events.StreamResult`).
+the same action. What a stream cannot do is take back text already released; so sentences
+whose release those rules may still forbid are held back, in order, until they are decided:
+from a bare reply to the question on ("Yes.", whose meaning is the reply's main conclusion),
+to the end; and while every citation so far covers more than half the evidence (citation
+stuffing may follow), until a sentence cites less. Held sentences go out once the hold ends,
+at the latest after the last decision when the reply passed or was repaired; otherwise they
+are withheld. For the rest, those rules can only add a notice
+(:class:`~judge.stream.events.StreamResult`).
 
 Bounded: at most ``max_pending_sentences`` sentences are cut and not yet taken by the consumer;
 past that the chunks are not read until it catches up (a slow client slows the generator, it
-does not fill memory). Every fault fails closed: a generator error, a judge fault or timeout, a
-bug, all end the stream with nothing further released.
+does not fill memory). Bounded in time (:class:`StreamLimits`): the first text must come within
+``first_text_timeout_s`` of the start, each later text chunk within ``text_gap_timeout_s`` of
+the one before (an empty chunk does not count), and the whole stream ends within
+``deadline_s``. Every fault fails closed: a generator error, stall or malformed chunk, a judge
+fault or timeout, the deadline, a bug, all end the stream with nothing further released.
 """
 
 from __future__ import annotations
@@ -35,12 +44,12 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from judge.config import Extractor, ProbePolicy, Settings
-from judge.errors import InputError, VerifierFault, fault_text
+from judge.config import ConclusionPolicy, Extractor, ProbePolicy, Settings
+from judge.errors import GeneratorStalled, InputError, VerifierFault, fault_text
 from judge.judges.binding import bind_request
 from judge.judges.wrappers import UnavailableJudge
 from judge.pipeline.claim_stage import ClaimStage, claim_stage
@@ -52,9 +61,11 @@ from judge.pipeline.entail.thresholds import Thresholds, active_thresholds
 from judge.pipeline.ledger import freeze_ledger
 from judge.pipeline.runner import RunFrame, conclude
 from judge.pipeline.screens.answer import answer_rules
+from judge.pipeline.screens.stuffing import may_become_stuffing
 from judge.protocols import Check, Decomposer, Judge, Metered
 from judge.reading.answer import is_factual, read_answer
 from judge.reading.markup import hidden_markup
+from judge.reading.words import is_bare_reply
 from judge.schemas import (
     Action,
     Claim,
@@ -74,23 +85,36 @@ __all__ = ["StreamLimits", "StreamVerification"]
 
 @dataclass(frozen=True)
 class StreamLimits:
-    """How much a stream holds back, and for how long."""
+    """How much a stream holds back, and for how long. A time left ``None`` is not bounded
+    here (the settings give every bound: :func:`judge.api.stream_limits`)."""
 
-    # The longest run of text held back waiting for a sentence end: past it the flush rule
-    # cuts it at its last line break, clause mark or blank.
-    flush_chars: int = 600
+    # The longest sentence, and the longest run of text held back waiting for its end: past
+    # it the stream stops, none of the run released.
+    max_sentence_chars: int = 2000
     # Sentences cut and not yet taken by the consumer; past this the chunks wait.
     max_pending_sentences: int = 8
     # Seconds from a sentence's completion to its verdict (None: the judge's own timeouts).
     sentence_timeout_s: float | None = None
+    # Seconds from the start to the first text, and from one text chunk to the next.
+    first_text_timeout_s: float | None = None
+    text_gap_timeout_s: float | None = None
+    # Seconds from the start to the result, whatever is under way.
+    deadline_s: float | None = None
 
     def __post_init__(self) -> None:
-        if self.flush_chars < 2:
-            raise ValueError("flush_chars must be at least 2")
+        if self.max_sentence_chars < 2:
+            raise ValueError("max_sentence_chars must be at least 2")
         if self.max_pending_sentences < 1:
             raise ValueError("max_pending_sentences must be at least 1")
-        if self.sentence_timeout_s is not None and self.sentence_timeout_s <= 0:
-            raise ValueError("sentence_timeout_s must be positive")
+        for name in (
+            "sentence_timeout_s",
+            "first_text_timeout_s",
+            "text_gap_timeout_s",
+            "deadline_s",
+        ):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"{name} must be positive")
 
 
 @dataclass
@@ -125,7 +149,10 @@ class StreamVerification:
         thresholds: Thresholds | None = None,
         limits: StreamLimits | None = None,
         request_id: str | None = None,
+        started: float | None = None,
     ) -> None:
+        """``started``: the ``time.perf_counter()`` the stream's time bounds count from (the
+        request's arrival; default: when the reading starts)."""
         self.settings = settings
         self.question = question
         self.limits = limits or StreamLimits()
@@ -138,7 +165,9 @@ class StreamVerification:
         self.judge = bind_request(judge, self.ledger.ledger_hash) if judge and use_judge else None
         context = RequestContext(self.ledger, question, settings, self.thresholds)
         self.stage: ClaimStage = claim_stage(context, checks, "")
-        self.cutter = SentenceCutter(self.ledger.ids, flush_chars=self.limits.flush_chars)
+        self.cutter = SentenceCutter(
+            self.ledger.ids, max_sentence_chars=self.limits.max_sentence_chars
+        )
         self._slots: list[_Slot] = []
         self._changed = asyncio.Event()
         self._taken = asyncio.Event()
@@ -150,9 +179,15 @@ class StreamVerification:
         self._semaphore = asyncio.Semaphore(settings.concurrency)
         self._groups: dict[tuple[str, ...], asyncio.Lock] = {}
         self._blocked = False
-        self._started = time.perf_counter()
+        self._started = time.perf_counter() if started is None else started
+        self._given_start = started is not None
         self._decided: list[StreamedSentence] = []
         self._reader: asyncio.Task[None] | None = None
+        self._held: list[StreamedSentence] = []  # decided, released once the answer is
+        self._awaits_conclusion = False
+        self._first_text = asyncio.Event()
+        self._last_text = self._started
+        self._deadline: asyncio.TimerHandle | None = None
 
     @property
     def received(self) -> str:
@@ -171,16 +206,59 @@ class StreamVerification:
         end = self._decided[-1].span.end if self._decided else 0
         return _request(self.evidence, self.cutter.text[:end], self.question)
 
+    def start(self, chunks: AsyncIterable[str]) -> None:
+        """Start reading ``chunks`` (:meth:`events` does, when it has not been): the time
+        bounds run from here, or from ``started``."""
+        if self._reader is not None:
+            raise RuntimeError("a stream is read once")
+        if not self._given_start:
+            self._started = time.perf_counter()
+        self._reader = asyncio.create_task(self._read(chunks), name="stream-reader")
+        deadline = self.limits.deadline_s
+        if deadline is not None:
+            loop = asyncio.get_running_loop()
+            at = loop.time() + deadline - (time.perf_counter() - self._started)
+            self._deadline = loop.call_at(
+                at, self.halt, StreamEnd.DEADLINE, f"it was not finished within {deadline:g} s"
+            )
+
+    async def first_text(self) -> tuple[StreamEnd, str] | None:
+        """Wait for the first chunk of text; None once it came, else how the stream ended
+        before any (a generator fault or stall, unreadable text, a halt)."""
+        if self._reader is None:
+            raise RuntimeError("start the stream first")
+        halted = asyncio.ensure_future(self._halted.wait())
+        arrived = asyncio.ensure_future(self._first_text.wait())
+        try:
+            await asyncio.wait({halted, arrived}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            halted.cancel()
+            arrived.cancel()
+        if self._first_text.is_set():
+            return None
+        assert self._halt is not None
+        return self._halt.ended, self._halt.reason
+
+    def halt(self, ended: StreamEnd, reason: str) -> None:
+        """End the stream from outside (a deadline, the service shutting down): nothing more
+        is released, and the result says ``ended`` with ``reason``."""
+        self._halt_with(ended, reason)
+
     async def events(
-        self, chunks: AsyncIterable[str]
+        self, chunks: AsyncIterable[str] | None = None
     ) -> AsyncGenerator[StreamedSentence | StreamResult, None]:
         """Each sentence as it is decided, in order, then one :class:`StreamResult`. Closing
-        the iterator early (a client gone) cancels the reading and every pending judge call."""
-        self._started = time.perf_counter()
-        reader = asyncio.create_task(self._read(chunks), name="stream-reader")
-        self._reader = reader
+        the iterator early (a client gone) cancels the reading and every pending judge call.
+        ``chunks`` may be left out when :meth:`start` was called."""
+        if self._reader is None:
+            if chunks is None:
+                raise RuntimeError("give the chunks, or start the stream first")
+            self.start(chunks)
+        reader = self._reader
+        assert reader is not None
         decided = self._decided
         stopped_by: StreamedSentence | None = None
+        held = self._held
         try:
             position = 0
             while True:
@@ -195,14 +273,26 @@ class StreamVerification:
                 position += 1
                 self._consumed = position
                 self._taken.set()
-                yield event
                 if event.release is Release.STOPPED:
+                    yield event
                     stopped_by = event
                     self._blocked = True
                     break
+                held.append(event)
+                if not self._holding(event, decided):
+                    while held:
+                        yield held.pop(0)
             await self._stop(reader)
-            yield await self._result(decided, stopped_by)
+            result = await self._bounded_result(decided, stopped_by)
+            if held and result.outcome in ("passed", "repaired"):
+                while held:
+                    yield held.pop(0)
+            elif held:
+                result = self._withhold(result, held, stopped_by)
+            yield result
         finally:
+            if self._deadline is not None:
+                self._deadline.cancel()
             await self._stop(reader)
 
     # --- reading ---------------------------------------------------------------------------
@@ -210,20 +300,29 @@ class StreamVerification:
     async def _read(self, chunks: AsyncIterable[str]) -> None:
         iterator = aiter(chunks)
         try:
-            async for chunk in iterator:
+            while True:
+                try:
+                    chunk = await self._next_chunk(iterator)
+                except StopAsyncIteration:
+                    break
                 if not isinstance(chunk, str):
                     self._halt_with(StreamEnd.GENERATOR_FAULT, "a chunk was not text")
                     return
+                if not chunk:
+                    continue
                 if len(self.cutter.text) + len(chunk) > self.settings.max_answer_chars:
                     limit = self.settings.max_answer_chars
                     message = f"answer: the answer exceeds the limit of {limit} characters"
                     self._halt_with(StreamEnd.LIMIT, message)
                     return
+                self._first_text.set()
+                self._last_text = time.perf_counter()
                 if not self._started_all(self._cut_feed, chunk):
                     return
                 while len(self._slots) - self._consumed >= self.limits.max_pending_sentences:
                     self._taken.clear()
                     await self._taken.wait()
+                    self._last_text = time.perf_counter()  # waiting on the reader is not a gap
             self._started_all(self._cut_finish, "")
         except asyncio.CancelledError:
             raise
@@ -238,6 +337,23 @@ class StreamVerification:
             if closer is not None:
                 with contextlib.suppress(Exception):
                     await closer()
+
+    async def _next_chunk(self, iterator: AsyncIterator[str]) -> str:
+        """The next chunk, within the time bound for it: the first text within
+        ``first_text_timeout_s`` of the start, each later one within ``text_gap_timeout_s`` of
+        the last text (empty chunks and keep-alives do not count as text)."""
+        if not self._first_text.is_set():
+            limit, since, what = self.limits.first_text_timeout_s, self._started, "no text within"
+        else:
+            limit, since, what = self.limits.text_gap_timeout_s, self._last_text, "no text for"
+        if limit is None:
+            return await anext(iterator)
+        remaining = since + limit - time.perf_counter()
+        try:
+            async with asyncio.timeout(max(0.0, remaining)):
+                return await anext(iterator)
+        except TimeoutError:
+            raise GeneratorStalled(f"the generator sent {what} {limit:g} s") from None
 
     def _cut_feed(self, chunk: str) -> list[CutSentence]:
         return self.cutter.feed(chunk)
@@ -417,9 +533,63 @@ class StreamVerification:
             release=release,
             delta=delta,
             verdicts=verdicts,
-            flushed=slot.cut.flushed,
             delay_s=round(now - slot.completed_at, 4),
             elapsed_s=round(now - self._started, 4),
+        )
+
+    def _holding(self, event: StreamedSentence, decided: list[StreamedSentence]) -> bool:
+        """Whether the sentences decided so far must wait for the answer-level rules: from a
+        bare reply to the question on (its meaning is the main conclusion, judged at the end),
+        and for as long as the citations so far could still become citation stuffing."""
+        conclusion = self.settings.check_conclusion is not ConclusionPolicy.NEVER
+        if event.release is Release.RELEASED and conclusion and self.question:
+            self._awaits_conclusion = self._awaits_conclusion or is_bare_reply(event.text)
+        claims = [v.claim for e in decided for v in e.verdicts]
+        return self._awaits_conclusion or (
+            self.settings.detect_stuffing
+            and may_become_stuffing(
+                [c.citations for c in claims if is_factual(c.text)],
+                self.ledger.ids,
+                min_passages=self.settings.stuffing_min_passages,
+            )
+        )
+
+    def _withhold(
+        self,
+        result: StreamResult,
+        held: list[StreamedSentence],
+        stopped_by: StreamedSentence | None,
+    ) -> StreamResult:
+        """The result once the held sentences are withheld: the answer did not verify."""
+        indexes = {event.index for event in held}
+        self._decided[:] = [
+            e.model_copy(update={"release": Release.WITHHELD, "delta": ""})
+            if e.index in indexes
+            else e
+            for e in self._decided
+        ]
+        decided = self._decided
+        released = [e.index for e in decided if e.release is Release.RELEASED]
+        outcome, notice = final_outcome(
+            result.response,
+            result.ended,
+            result.stop_reason,
+            released=bool(released),
+            withheld=True,
+            question=self.question,
+            evidence=self.evidence,
+            stopped_by=stopped_by,
+        )
+        first = next((e.elapsed_s for e in decided if e.release is Release.RELEASED), None)
+        return result.model_copy(
+            update={
+                "outcome": outcome,
+                "notice": notice,
+                "released_text": "".join(e.delta for e in decided),
+                "released": released,
+                "withheld": [e.index for e in decided if e.release is Release.WITHHELD],
+                "first_release_s": first,
+            }
         )
 
     # --- ending ----------------------------------------------------------------------------
@@ -428,11 +598,37 @@ class StreamVerification:
         """The result of a stream whose consumer went away before its end (a client gone or too
         slow): what was decided up to then, blocked, with ``reason``. Call it after closing
         :meth:`events`; it makes no judge call."""
+        return await self.ended_early(StreamEnd.ABANDONED, reason)
+
+    async def ended_early(self, ended: StreamEnd, reason: str) -> StreamResult:
+        """The result of a stream that ended before :meth:`events` gave one (its reader gone,
+        a failure before the first text): what was decided up to then, blocked, with
+        ``reason``. It stops the reading and makes no judge call."""
+        if self._deadline is not None:
+            self._deadline.cancel()
         if self._reader is not None:
             await self._stop(self._reader)
         self._halt = None
-        self._halt_with(StreamEnd.ABANDONED, reason)
-        return await self._result(self._decided, None)
+        self._halt_with(ended, reason)
+        result = await self._result(self._decided, None)
+        return self._withhold(result, self._held, None) if self._held else result
+
+    async def _bounded_result(
+        self, decided: list[StreamedSentence], stopped_by: StreamedSentence | None
+    ) -> StreamResult:
+        """The result within what is left of the deadline: past it, the judge calls of the
+        answer-level rules are dropped and the stream ends as past its deadline."""
+        deadline = self.limits.deadline_s
+        if deadline is None:
+            return await self._result(decided, stopped_by)
+        remaining = self._started + deadline - time.perf_counter()
+        try:
+            async with asyncio.timeout(max(0.0, remaining)):
+                return await self._result(decided, stopped_by)
+        except TimeoutError:
+            self._halt = None
+            self._halt_with(StreamEnd.DEADLINE, f"it was not finished within {deadline:g} s")
+            return await self._result(decided, None)
 
     async def _stop(self, reader: asyncio.Task[None]) -> None:
         """Cancel the reading (which closes the chunks) and every verification not taken."""
@@ -530,6 +726,8 @@ class StreamVerification:
         kinds = {
             StreamEnd.GENERATOR_FAULT: "verifier error",
             StreamEnd.ABANDONED: "verifier error",
+            StreamEnd.DEADLINE: "verifier error",
+            StreamEnd.SHUTDOWN: "verifier error",
             StreamEnd.INVALID: "unreadable answer",
             StreamEnd.STOPPED: "stream stopped",
         }
@@ -564,9 +762,11 @@ def _stop_reason(event: StreamedSentence) -> str:
 
 
 def _fault_of(exc: Exception) -> str:
+    """What went wrong, for the result and the audit log: a fault of this package says it in
+    its own words; anything else by its type alone, since its message may quote the text."""
     if isinstance(exc, VerifierFault):
-        return f"{type(exc).__name__}: {fault_text(exc)}"
-    return f"{type(exc).__name__}: {exc}"
+        return fault_text(exc)
+    return type(exc).__name__
 
 
 def _calls(judge: object) -> int | None:

@@ -28,8 +28,10 @@ class StreamEnd(StrEnum):
     STOPPED = "stopped"  # a sentence's failure blocks (contradiction, failed check, ...)
     INVALID = "invalid"  # the text cannot be read: a malformed citation, an uncuttable run
     LIMIT = "limit"  # over max_answer_chars or max_claims
-    GENERATOR_FAULT = "generator_fault"  # the chunks stopped with an error
+    GENERATOR_FAULT = "generator_fault"  # the chunks stopped with an error, or stalled
     ABANDONED = "abandoned"  # its reader went away (a client gone or too slow)
+    DEADLINE = "deadline"  # not finished within the stream's deadline
+    SHUTDOWN = "shutdown"  # the service stopped it on its way down
 
 
 class StreamedSentence(BaseModel):
@@ -42,7 +44,6 @@ class StreamedSentence(BaseModel):
     release: Release
     delta: str = Field(description="text added to the released answer; empty unless released")
     verdicts: list[ClaimVerdict]
-    flushed: bool = Field(default=False, description="cut by the flush rule, not a sentence end")
     delay_s: float = Field(description="seconds from the sentence's completion to its decision")
     elapsed_s: float = Field(description="seconds from the stream's start to the decision")
 

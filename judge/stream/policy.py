@@ -74,7 +74,7 @@ def final_outcome(
     """The stream's outcome and the notice that follows the released text (None: nothing to
     add). The notice names failures by kind, never by quoting text that was not released."""
     errors = [v for v in response.verdicts if v.label is Label.VERIFIER_ERROR]
-    if ended is StreamEnd.ABANDONED:
+    if ended in (StreamEnd.ABANDONED, StreamEnd.DEADLINE, StreamEnd.SHUTDOWN):
         return "verifier_error", _cut_off(released, f"{reason}.")
     if ended is StreamEnd.GENERATOR_FAULT or errors:
         what = (

@@ -1,4 +1,6 @@
-"""Testing aids: a scripted OpenAI-compatible judge server and the replies it sends.
+"""Testing aids: a scripted OpenAI-compatible judge server and the replies it sends, a scripted
+streaming generator (:mod:`judge.testing.fake_stream`) and the comparison of buffered and
+streamed verification (:mod:`judge.testing.stream_parity`).
 
 Run the verifier against a judge without a model, through the real HTTP client stack: in
 process (``FakeJudgeServer().judge()`` or ``.http_client()``) or on a loopback port for a CLI

@@ -283,9 +283,9 @@ async def test_verifier_error_blocks_and_never_returns_the_draft(failure: Spec) 
 @pytest.mark.parametrize(
     ("failure", "message"),
     [
-        (connection_refused(), "JudgeUnavailable"),
-        (http_error(503), "HTTP 503"),
-        (read_timeout(), "timed out"),
+        (connection_refused(), "cannot reach the generator"),
+        (http_error(503), "the generator answered HTTP 503"),
+        (read_timeout(), "the generator did not answer in time"),
         (chat_completion(f"{UNOPENED} Also", finish_reason="length"), "cut off at max_tokens"),
         (chat_completion("   "), "empty answer"),
     ],

@@ -48,3 +48,17 @@ def test_unrelated_judge_variables_in_the_environment_are_not_settings(
     # JUDGE_CONFIG and JUDGE_STATE_DIR are read elsewhere; they must not break loading.
     monkeypatch.setenv("JUDGE_STATE_DIR", "/tmp/judge-state")
     assert load_settings().state_dir == Path("/tmp/judge-state")
+
+
+def test_the_old_name_of_the_stream_sentence_limit_is_read_as_the_new_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "judge.json"
+    path.write_text(json.dumps({"stream_flush_chars": 120}))
+    assert load_settings(path).stream_max_sentence_chars == 120
+    both = {"stream_flush_chars": 120, "stream_max_sentence_chars": 300}
+    path.write_text(json.dumps(both))
+    assert load_settings(path).stream_max_sentence_chars == 300  # the new name wins
+    monkeypatch.setenv("JUDGE_STREAM_FLUSH_CHARS", "120")
+    with pytest.raises(ConfigError, match="JUDGE_STREAM_FLUSH_CHARS"):
+        load_settings()

@@ -181,8 +181,9 @@ def test_a_dead_judge_never_releases_the_reply(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("reply", "message"),
     [
-        (http_error(500, "generator exploded"), "generator exploded"),
-        (connection_refused(), "GeneratorFault"),
+        # The error body may carry reply text: it is never passed on, and the party is named.
+        (http_error(500, "The kettle costs 40 euros [S1]."), "the generator answered HTTP 500"),
+        (connection_refused(), "GeneratorFault: cannot reach the generator"),
     ],
 )
 def test_a_generator_failure_is_a_502_in_openai_form(
@@ -197,6 +198,7 @@ def test_a_generator_failure_is_a_502_in_openai_form(
     assert caught.value.status_code == 502
     body: Any = caught.value.body
     assert body["type"] == "generator_error" and message in body["message"]
+    assert "kettle" not in body["message"] and "judge" not in body["message"]
 
 
 def test_a_buffered_stream_is_verified_before_anything_is_sent(tmp_path: Path) -> None:

@@ -56,6 +56,7 @@ def streaming_guard(
     tmp_path: Path,
     generator: StreamingGenerator,
     judge: Judge | None = None,
+    options: ServeOptions | None = None,
     **settings: Any,
 ) -> Iterator[tuple[str, AuditLog, FastAPI]]:
     with contextlib.ExitStack() as stack:
@@ -63,7 +64,7 @@ def streaming_guard(
         config = fake_settings(state_dir=tmp_path, generator_base_url=url, **settings)
         audit = stack.enter_context(AuditLog.open(tmp_path / "audit.sqlite3"))
         judge = judge or FakeJudgeServer().judge(config)
-        app = create_app(config, ServeOptions(), judge=judge, audit=audit)
+        app = create_app(config, options or ServeOptions(), judge=judge, audit=audit)
         yield stack.enter_context(uvicorn_serving(app)), audit, app
 
 
@@ -261,8 +262,12 @@ def test_a_generator_that_fails_before_its_first_chunk_is_a_502(tmp_path: Path) 
     with streaming_guard(tmp_path, generator) as (url, audit, _app):
         with pytest.raises(openai.InternalServerError) as caught:
             stream(url)
-        assert audit.count() == 0
+        record = only_record(audit)  # a failed stream is recorded too, with its reason
     assert caught.value.status_code == 502
+    assert "the generator answered HTTP 500" in caught.value.message
+    assert record.action == "block" and record.extra is not None
+    assert record.extra["ended"] == "generator_fault" and record.extra["sentences"] == []
+    assert "HTTP 500" in (record.extra["stop_reason"] or "")
 
 
 def test_a_judge_timeout_mid_stream_stops_it_as_a_verifier_error(tmp_path: Path) -> None:
@@ -371,19 +376,29 @@ def test_an_audit_write_that_fails_at_the_end_withholds_the_last_chunk(
     assert not any("grounding" in (c.model_extra or {}) for c in received)
 
 
-def test_a_run_on_sentence_is_flushed_at_a_clause_mark(tmp_path: Path) -> None:
+def test_a_long_run_on_sentence_is_verified_whole(tmp_path: Path) -> None:
     run_on = ", ".join(["Customers may return any unopened item within 30 days [S1]"] * 4) + "."
     generator = StreamingGenerator(StreamReply.of(run_on))
-    with streaming_guard(tmp_path, generator, stream_flush_chars=120) as (url, _audit, _app):
+    with streaming_guard(tmp_path, generator, stream_max_sentence_chars=400) as (url, _a, _app):
         chunks = stream(url)
     sentences = grounding_of(chunks[-1])["stream"]["sentences"]
-    assert len(sentences) >= 2 and sentences[0]["flushed"] is True
-    assert text_of(chunks).startswith("Customers may return")
+    assert len(sentences) == 1 and text_of(chunks) == run_on
+
+
+def test_a_run_past_the_sentence_limit_is_refused_none_of_it_sent(tmp_path: Path) -> None:
+    run_on = ", ".join(["Customers may return any unopened item within 60 days [S1]"] * 4) + "."
+    generator = StreamingGenerator(StreamReply.of(f"{GOOD} {run_on}"))
+    with streaming_guard(tmp_path, generator, stream_max_sentence_chars=120) as (url, _a, _app):
+        chunks = stream(url)
+    field = grounding_of(chunks[-1])
+    assert field["outcome"] == "refused" and field["stream"]["ended"] == "invalid"
+    assert "within 60" not in text_of(chunks)
+    assert "characters without a sentence end" in field["stream"]["notice"]
 
 
 def test_a_run_without_a_blank_is_refused_as_unreadable(tmp_path: Path) -> None:
     generator = StreamingGenerator(StreamReply(["x" * 50] * 4))
-    with streaming_guard(tmp_path, generator, stream_flush_chars=120) as (url, _audit, _app):
+    with streaming_guard(tmp_path, generator, stream_max_sentence_chars=120) as (url, _a, _app):
         chunks = stream(url)
     field = grounding_of(chunks[-1])
     assert field["outcome"] == "refused" and field["stream"]["ended"] == "invalid"
@@ -443,9 +458,11 @@ async def test_a_client_that_stops_reading_is_cut_off_and_the_generator_with_it(
         body = json.dumps({"model": "gen", "messages": MESSAGES, "stream": True, **grounding()})
         sent: list[MutableMapping[str, Any]] = []
         stuck = asyncio.Event()
+        received: list[bool] = []
 
         async def receive() -> MutableMapping[str, Any]:
-            if not sent:
+            if not received:
+                received.append(True)
                 return {"type": "http.request", "body": body.encode(), "more_body": False}
             await asyncio.Event().wait()  # the client never hangs up
             return {}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from judge.reading.answer import AnswerReading, read_answer
-from judge.reading.sentences import Sentence
+from judge.reading.sentences import START, Preceding, Sentence
 from judge.reading.words import word_form, words
 from judge.schemas import CharSpan, Claim, ClaimOrigin, CoverageReport
 
@@ -32,12 +32,16 @@ def extract_sentence_claims(
 
 
 def split_answer(
-    answer: str, *, known_ids: Collection[str] | None = None
+    answer: str,
+    *,
+    known_ids: Collection[str] | None = None,
+    after: Preceding = START,
 ) -> tuple[list[Sentence], list[Claim]]:
     """The sentences of ``answer`` and the one-claim-per-sentence baseline, from one reading.
+    ``after``: what precedes ``answer`` when it is the rest of a longer text (a stream).
 
     Raises :class:`judge.errors.InputError` on a malformed citation."""
-    reading = read_answer(answer, known_ids=known_ids)
+    reading = read_answer(answer, known_ids=known_ids, after=after)
     return list(reading.sentences), sentence_claims(reading)
 
 

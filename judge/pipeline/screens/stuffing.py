@@ -31,6 +31,21 @@ def detect_citation_stuffing(
     return len(cited) >= 2 and all(2 * len(ids) > len(ledger) for ids in cited)
 
 
+def may_become_stuffing(
+    citations_per_claim: Sequence[Sequence[str]],
+    ledger_ids: Sequence[str],
+    min_passages: int = 3,
+) -> bool:
+    """Whether claims still to come could make these citation stuffing
+    (:func:`detect_citation_stuffing`): every cited claim so far cites more than half of a
+    ledger of at least ``min_passages`` passages. A stream holds its text back meanwhile."""
+    ledger = set(ledger_ids)
+    if len(ledger) < max(min_passages, 1):
+        return False
+    cited = [set(ids) & ledger for ids in citations_per_claim if ids]
+    return bool(cited) and all(2 * len(ids) > len(ledger) for ids in cited)
+
+
 def over_cap(citations: Sequence[str], cap: int) -> bool:
     """Whether one claim cites more distinct passages than ``cap`` allows."""
     if cap < 1:

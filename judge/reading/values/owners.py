@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from judge.reading import lexicon
+from judge.reading.sentences import enumerator_spans
 from judge.reading.values.dates import DateMention
 from judge.reading.values.identifiers import Identifier
 from judge.reading.values.links import Address, Email
@@ -26,16 +27,15 @@ from judge.reading.values.times import ClockTime
 __all__ = ["Owned", "assign", "references"]
 
 
-# Inline citation markers ("[1]", "[2, 3]"), list enumerators ("8) The report...", or one
-# left at the end of a sentence cut from a list: "such as: 1."), the number of a passage or
-# source an answer names ("as stated in passage 2"), and an ordinal that orders an answer's
-# points ("Third, ...") are references and layout, not values a text states.
+# Inline citation markers ("[1]", "[2, 3]"), the number of a passage or source an answer
+# names ("as stated in passage 2"), and an ordinal that orders an answer's points ("Third,
+# ...") are references and layout, not values a text states; so are the numbers that count a
+# list's items (judge.reading.sentences.enumerator_spans: "1. Opened items ...", but not
+# "40. The body ...", a value in a marker's place).
 _LABELS = lexicon.alternation(lexicon.words("references", name="label"))
 _ORDINALS = lexicon.alternation(lexicon.words("number_words", name="ordinal"))
 _REFERENCES = re.compile(
     r"\[\s*\d+(?:\s*[,;-]\s*\d+)*\s*\]"
-    r"|^\s*\(?\d{1,2}[.)]\s+(?=[A-Za-z])"
-    r"|(?<=[:.!?])\s+\d{1,2}\.\s*$"
     rf"|\b(?i:{_LABELS})\s*#?\s*\d+\b"
     rf"|(?:^|(?<=[.!?:;]\s))(?i:{_ORDINALS})"
     r"(?=\s*,)",
@@ -89,7 +89,7 @@ class Owned:
 
 def references(text: str) -> list[tuple[int, int]]:
     """The spans of citation markers and list enumerators in ``text``."""
-    return [match.span() for match in _REFERENCES.finditer(text)]
+    return [match.span() for match in _REFERENCES.finditer(text)] + enumerator_spans(text)
 
 
 def assign(

@@ -183,11 +183,24 @@ def test_number_absent_from_evidence_fails(claim: str, evidence: str, missing: s
         "The first half of the season was slow.",
         "It took half an hour.",
         "Refunds are issued quickly [1][2, 3].",
-        "8) The report covers refunds.",
+        "1) The report covers refunds.",
+        "Steps:\n1. Open the box.\n2. Take the kettle out.",
+        "The options are the following: 1.",
     ],
 )
 def test_numbers_owned_by_other_checks_or_used_as_words_are_not_checked(claim: str) -> None:
     assert check(claim, "Nothing numeric here.") is None
+
+
+@pytest.mark.parametrize(
+    "claim",
+    ["40. The body is made of steel.", "8) The report covers refunds.", "It costs, in euros: 40."],
+)
+def test_a_number_in_a_list_markers_place_that_counts_nothing_is_a_value(claim: str) -> None:
+    # Only 1, or one more than the item before it, counts a list's items: "40." is an amount.
+    outcome = check(claim, "The kettle costs 45 euros.")
+    assert outcome is not None and outcome.status is CheckStatus.FAILED
+    assert outcome.missing[0].startswith(("40", "8"))
 
 
 def test_every_number_must_be_found() -> None:
