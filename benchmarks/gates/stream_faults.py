@@ -12,7 +12,7 @@ The last row runs ``judge serve`` as a child process and sends it SIGTERM with s
 
 Time bounds are short here so the table runs in CI: first text 1 s, 1 s between text chunks,
 a 6 s deadline, 2 s per sentence's judge calls and per send, 1 s of shutdown grace (the
-defaults are 20, 15, 300, the request timeout, 30 and 10 s: docs/streaming.md).
+defaults are 20, 15, 300, the request timeout, 30 and 10 s: docs/STREAMING.md).
 
     python -m benchmarks.gates.stream_faults              # the table, against the expected rows
     python -m benchmarks.gates.stream_faults --markdown   # the table as in STREAMING.md
