@@ -217,7 +217,7 @@ _PATTERNS: tuple[tuple[InjectionKind, re.Pattern[str]], ...] = (
         InjectionKind.INSTRUCTION,
         re.compile(
             rf"\b(?:this|the)\s+(?:{_alternation('checked_subject')})\s+(?:has\s+(?:already\s+)?"
-            rf"been|was\s+(?:already\s+)?)(?:{_alternation('approval')})\b",
+            rf"been\s+|was\s+(?:already\s+)?)(?:{_alternation('approval')})\b",
             _I,
         ),
     ),
