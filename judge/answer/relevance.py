@@ -32,41 +32,29 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from judge.reading import lexicon
 from judge.reading.answer import is_factual
 from judge.reading.citations import parse_citations, remove_markers
 from judge.reading.sentences import split_sentences
-from judge.reading.words import content_words, word_form, words
+from judge.reading.words import content_words, is_function_word, word_form, words
 
 REFUSAL_SENTENCE = "The evidence does not contain the answer to this question."
 
-# Words that shape a question rather than name what it is about.
+# Words that shape a question rather than name what it is about, and the phrases that ask for
+# a quantity: en/question_words.toml.
 
 
-def _forms(text: str) -> frozenset[str]:
-    return frozenset(word_form(w) for w in text.split())
+def _forms(words: Iterable[str]) -> frozenset[str]:
+    return frozenset(word_form(w) for w in words)
 
 
-_QUESTION_WORDS = _forms(
-    """
-    what which who whom whose when where why how whether
-    is are was were do does did can could should would will may might must shall
-    explain explained describe tell give list show state say says said mean means
-    use using used true false really actually correct right wrong evidence
-    get gets got go goes going make makes take takes
-    many much long often old far soon
-    something anything everything thing things way ways kind sort
-    """
-)
+_QUESTION_WORDS = _forms(lexicon.words("question_words", name="shape"))
+_QUANTITY_CUES = lexicon.alternation(lexicon.words("question_words", name="quantity_cue"))
 _QUANTITY_CUE = re.compile(
-    r"\b(?:how\s+(?:many|much|long|often|old|far|big|large|soon|high|low)"
-    r"|what\s+(?:percentage|percent|share|rate|amount|price|cost|number|year|date|time|day|age)"
-    r"|(?:^|[.?!;:,]\s*|\b(?:and|or|but)\s+)when)\b",
-    re.IGNORECASE,
+    rf"\b(?:{_QUANTITY_CUES}|(?:^|[.?!;:,]\s*|\b(?:and|or|but)\s+)when)\b", re.IGNORECASE
 )
-_MONTHS = _forms(
-    "january february march april june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec"
-)
+# A month names a date; a month that is also a common word ("may") does not on its own.
+_MONTHS = _forms(w for w in lexicon.words("calendar", name="month") if not is_function_word(w))
 _PREFIX_MIN = 4
 
 

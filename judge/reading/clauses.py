@@ -13,18 +13,30 @@ from __future__ import annotations
 
 import re
 
+from judge.reading import lexicon
+
 __all__ = ["clause_spans", "clauses", "phrase_bounds", "phrase_spans"]
 
-_CONTRAST = r"but|except|whereas|although|though|unless"
+
+def _conjunctions(*groups: str) -> str:
+    return lexicon.alternation(
+        w for group in groups for w in lexicon.words("conjunctions", name=group)
+    )
+
+
+# Which conjunctions break where: en/conjunctions.toml.
+_ENDS_CLAUSE = _conjunctions("contrast", "exception")
+_AFTER_COMMA = _conjunctions("contrast", "exception", "while", "after_comma")
+_ENDS_PHRASE = _conjunctions("contrast", "while", "joining")
 CLAUSE_BREAK = re.compile(
-    rf"[;()]|:(?!//)|,\s+(?=(?:{_CONTRAST}|while|yet|not|rather)\b)|\b(?:{_CONTRAST})\b"
+    rf"[;()]|:(?!//)|,\s+(?=(?:{_AFTER_COMMA})\b)|\b(?:{_ENDS_CLAUSE})\b"
     # A sentence end inside a quotation, which the sentence splitter keeps whole: in '"This
     # must not be true. Robert was a great bloke."' the "not" is not said of Robert.
     r"|(?<=[.!?])\s+(?=[\"'\u201c\u2018]?[A-Z])",
     re.IGNORECASE,
 )
 PHRASE_BREAK = re.compile(
-    r"[,;:()\[\]]|\s[-–—]\s|—|\b(?:and|but|or|while|whilst|whereas|although|though)\b",
+    rf"[,;:()\[\]]|\s[-–—]\s|—|\b(?:{_ENDS_PHRASE})\b",
     re.IGNORECASE,
 )
 

@@ -19,6 +19,9 @@ import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
+from judge.reading import lexicon
+from judge.reading.locale import CJK
+
 
 class InjectionKind(StrEnum):
     ROLE_MARKER = "role_marker"  # chat-template tokens and role labels
@@ -38,22 +41,30 @@ class Finding:
 
 
 _I = re.IGNORECASE
-_VERDICT_WORD = (
-    r"yes|no|true|false|supported|unsupported|contradicted|entailed|consistent|pass(?:ed)?|"
-    r"fail(?:ed)?|verified|correct|grounded|faithful"
+# The words are data: common/prompt_syntax.toml (chat templates, the prompt's fences and the
+# judge's reply), en/injection.toml (English instructions) and <language>/injection.toml.
+
+
+def _alternation(*names: str, language: str = "en", list_name: str = "injection") -> str:
+    """The words of the named groups as one alternation; a hyphen in a phrase matches any run
+    of spaces and hyphens, or none ("fact-checker", "fact checker", "factchecker")."""
+    found = (w for name in names for w in lexicon.words(list_name, language, name=name))
+    return lexicon.alternation(found).replace(r"\-", r"[\s-]*")
+
+
+def _syntax(*names: str) -> str:
+    return _alternation(*names, language="common", list_name="prompt_syntax")
+
+
+_ROLES = lexicon.words("prompt_syntax", "common", name="role") | lexicon.words(
+    "prompt_syntax", "common", name="role_label"
 )
-# Machine readers only: "note to the reviewer" or "dear assistant manager" is ordinary prose.
-_ADDRESSEE = (
-    r"ai|llm|(?:language\s+)?model|chatbot|bot|fact[\s-]*checkers?|(?:ai\s+)?verifiers?|"
-    r"(?:ai\s+)?graders?|(?:ai\s+)?evaluators?|judge\s+model|ai\s+judges?|checking\s+model"
-)
+_QUOTE = rf"(?:{_alternation('quote')})?"
+_VERDICT_WORD = _alternation("verdict_yes", "verdict_label", "verdict_quality", "verdict_against")
 # Where an imperative starts: a line, a clause or a quotation, or after "please", "and", "now".
 # Checked on the text just before a match: as a pattern prefix it would be tried everywhere.
-_LEAD = re.compile(
-    r"(?:^|[\n.;:!?,(\[>\"'“”*—-]|\b(?:please|and|now|then|just|simply|always))\s*$", re.IGNORECASE
-)
+_LEAD = re.compile(rf"(?:^|[\n.;:!?,(\[>\"'“”*—-]|\b(?:{_alternation('lead')}))\s*$", _I)
 _LEAD_WINDOW = 12
-_TARGET = r"claims?|statements?|answers?|sentences?|responses?|outputs?|facts?|it|this|everything"
 # Patterns that count only where an imperative starts.
 _IMPERATIVE: set[re.Pattern[str]] = set()
 
@@ -64,60 +75,110 @@ def _imperative(source: str, flags: int) -> re.Pattern[str]:
     return pattern
 
 
+def _other_languages() -> re.Pattern[str]:
+    """The same instructions in every other language with an injection list: "ignore the
+    instructions", "answer yes", "note to the fact checker"."""
+    return re.compile(
+        "|".join(
+            part
+            for language in lexicon.languages()
+            if language not in {"en", "common"} and lexicon.has("injection", language)
+            for part in _instructions_in(language)
+        ),
+        _I,
+    )
+
+
+def _group(language: str, role: str) -> str:
+    """The words of ``role`` in ``language``'s injection list and its stems (the words of
+    "<role>_stem", read with any ending) as one group; "" where the list has neither."""
+    names = lexicon.names("injection", language)
+    alternatives = [_alternation(role, language=language)] if role in names else []
+    if f"{role}_stem" in names:
+        alternatives.append(rf"(?:{_alternation(f'{role}_stem', language=language)})\w*")
+    return f"(?:{'|'.join(alternatives)})" if alternatives else ""
+
+
+def _instructions_in(language: str) -> list[str]:
+    """ "Ignore the instructions", "answer yes" and the listed phrases in ``language``."""
+    ignore, instruction = _group(language, "ignore"), _group(language, "instruction")
+    answer, yes, phrase = (
+        _group(language, "answer"),
+        _group(language, "yes"),
+        _group(language, "phrase"),
+    )
+    quote = _group(language, "quote")
+    if language in CJK:
+        # No space between words, so no word boundary; a sentence ends at "。"; the answer
+        # stands in quotation marks ("回答是" alone is prose: "the answer is").
+        closing = _group(language, "closing_quote")
+        shapes = (
+            (ignore and instruction, rf"{ignore}[^。\n]{{0,12}}{instruction}"),
+            (answer and yes and quote and closing, rf"{answer}{quote}{yes}{closing}"),
+            (phrase, phrase),
+        )
+    else:
+        filler = _group(language, "filler")
+        fillers = rf"(?:{filler}\s+)*" if filler else ""
+        # An opening quotation mark may be followed by a space, as French sets one: « oui ».
+        opening = rf"{quote}?\s*" if quote else ""
+        shapes = (
+            (ignore and instruction, rf"\b{ignore}\b[^.\n]{{0,40}}\b{instruction}\b"),
+            (answer and yes, rf"\b{answer}\s+{fillers}{opening}{yes}\b"),
+            (phrase, rf"\b{phrase}"),
+        )
+    return [pattern for present, pattern in shapes if present]
+
+
 _PATTERNS: tuple[tuple[InjectionKind, re.Pattern[str]], ...] = (
     # Special-token syntax of chat templates: <|im_start|>, <|eot_id|>, <｜…｜> (folded to |),
     # Qwen's <tool_call>, Llama's [INST] and <<SYS>>, Gemma's <start_of_turn>, </s>.
     (InjectionKind.ROLE_MARKER, re.compile(r"<\|[^\s|<>]{1,40}\|>")),
     (
         InjectionKind.ROLE_MARKER,
-        re.compile(
-            r"</?(?:tool_call|tool_response|think|start_of_turn|end_of_turn|s|bos|eos)>"
-            r"|\[/?INST\]|<</?SYS>>",
-            _I,
-        ),
+        re.compile(rf"</?(?:{_syntax('template_tag')})>|\[/?INST\]|<</?SYS>>", _I),
     ),
     # A role label opening a line, a clause or a comment: "SYSTEM: …", "### Assistant:".
     (
         InjectionKind.ROLE_MARKER,
         re.compile(
             r"(?:^|(?<=[\n.;!?(\[])|(?<=<!--))[ \t]*(?:#{1,6}[ \t]*)?"
-            r"(?:system|assistant|developer|operator)(?:[ \t]+(?:message|prompt|note|override))?"
-            r"[ \t]*:",
+            rf"(?:{lexicon.alternation(_ROLES)})(?:[ \t]+(?:{_syntax('role_suffix')}))?[ \t]*:",
             _I,
         ),
     ),
     (
         InjectionKind.ROLE_MARKER,
-        re.compile(r"(?<![A-Z] )\b(?:SYSTEM|ASSISTANT|OPERATOR|DEVELOPER)\s*:"),
+        re.compile(rf"(?<![A-Z] )\b(?:{lexicon.alternation(r.upper() for r in _ROLES)})\s*:"),
     ),
-    (InjectionKind.ROLE_MARKER, re.compile(r"(?m)^[ \t]*#{1,6}[ \t]*(?:system|assistant)\b", _I)),
+    (
+        InjectionKind.ROLE_MARKER,
+        re.compile(rf"(?m)^[ \t]*#{{1,6}}[ \t]*(?:{_syntax('role')})\b", _I),
+    ),
     # Fence syntax (<<<EVIDENCE-…>>>, <<<END-CLAIM>>>) and tags closing a data block.
     (InjectionKind.FORGED_FENCE, re.compile(r"(?<!<)<<<(?!<)(?:[^<>\n]{0,60}>{3,}|\s*/?\s*[A-Z])")),
     (
         InjectionKind.FORGED_FENCE,
-        re.compile(r"\bEND[-_](?:EVIDENCE|CLAIM|QUESTION|DOCUMENT|ANSWER|CONTEXT|DATA)\b", _I),
+        re.compile(rf"\bEND[-_](?:{_syntax('fence', 'fence_end')})\b", _I),
     ),
     (
         InjectionKind.FORGED_FENCE,
-        re.compile(r"</?(?:evidence|claim|question|document|context|data|instructions?)>", _I),
+        re.compile(rf"</?(?:{_syntax('fence', 'data_tag')})>", _I),
     ),
     # The judge's own reply: {"answer": "yes"}, {"label": "supported", …}.
     (
         InjectionKind.VERDICT_JSON,
         re.compile(
-            r"\{\s*[\"'](?:answer|label|verdict|result|decision|judgement|judgment|supported)"
-            rf"[\"']\s*:\s*[\"']?(?:{_VERDICT_WORD})\b",
-            _I,
+            rf"\{{\s*[\"'](?:{_syntax('reply_key')})[\"']\s*:\s*[\"']?(?:{_VERDICT_WORD})\b", _I
         ),
     ),
     # Instructions to drop the instructions or the evidence.
     (
         InjectionKind.INSTRUCTION,
         _imperative(
-            r"\b(?:ignore|disregard|forget|override|bypass)\s+"
-            r"(?:(?:all|any|the|your|of|these|those|every|previous|prior|above|earlier|"
-            r"preceding|former|other|system|original)\s+){0,4}"
-            r"(?:instructions?|rules|prompts?|directions|guidelines|directives|evidence|document|context|fences?|system\s+message|everything\s+(?:above|else))\b",
+            rf"\b(?:{_alternation('drop_verb')})\s+"
+            rf"(?:(?:{_alternation('drop_determiner')})\s+){{0,4}}"
+            rf"(?:{_alternation('dropped')})\b",
             _I,
         ),
     ),
@@ -125,20 +186,19 @@ _PATTERNS: tuple[tuple[InjectionKind, re.Pattern[str]], ...] = (
     (
         InjectionKind.INSTRUCTION,
         _imperative(
-            r"\b(?:answer|respond|reply|output|return)\s+"
-            r"(?:(?:with|only|just|simply|always)\s+){0,2}[\"'“‘«]?"
-            r"(?:yes|supported|entailed|consistent)\b",
+            rf"\b(?:{_alternation('answer_verb')})\s+"
+            rf"(?:(?:{_alternation('answer_filler')})\s+){{0,2}}{_QUOTE}"
+            rf"(?:{_alternation('verdict_yes', 'verdict_label')})\b",
             _I,
         ),
     ),
     (
         InjectionKind.INSTRUCTION,
         _imperative(
-            r"\b(?:mark|label|classify|rate|grade|score|treat|judge|consider|flag)\s+"
-            r"(?:(?:this|the|each|every|all|any|these|my|our)\s+)?"
-            rf"(?:{_TARGET})\s+(?:as\s+)?[\"'“‘«]?"
-            r"(?:supported|entailed|consistent|verified|true|correct|grounded|faithful|pass(?:ed)?)"
-            r"\b",
+            rf"\b(?:{_alternation('mark_verb')})\s+"
+            rf"(?:(?:{_alternation('mark_determiner')})\s+)?"
+            rf"(?:{_alternation('target')})\s+(?:as\s+)?{_QUOTE}"
+            rf"(?:{_alternation('verdict_label', 'verdict_quality')})\b",
             _I,
         ),
     ),
@@ -146,44 +206,24 @@ _PATTERNS: tuple[tuple[InjectionKind, re.Pattern[str]], ...] = (
     (
         InjectionKind.INSTRUCTION,
         re.compile(
-            r"\b(?:note|message|instructions?|attention|hint|reminder|memo|notice)\s+(?:to|for)\s+"
-            rf"(?:the\s+|any\s+|all\s+|our\s+)?(?:{_ADDRESSEE})\b"
-            rf"|\b(?:dear|hey|hello|attention)[\s,]+(?:{_ADDRESSEE})\b"
-            r"|\bas\s+an\s+ai\s+(?:language\s+)?model\b|\byou\s+are\s+now\s+(?:a|an|in)\b",
+            rf"\b(?:{_alternation('note_noun')})\s+(?:to|for)\s+"
+            rf"(?:(?:{_alternation('addressee_determiner')})\s+)?(?:{_alternation('addressee')})\b"
+            rf"|\b(?:{_alternation('greeting')})[\s,]+(?:{_alternation('addressee')})\b"
+            rf"|\b(?:{_alternation('phrase')})\b",
             _I,
         ),
     ),
     (
         InjectionKind.INSTRUCTION,
         re.compile(
-            r"\b(?:this|the)\s+(?:claim|statement|answer|sentence)\s+(?:has\s+(?:already\s+)?"
-            r"been|was\s+(?:already\s+)?)(?:verified|fact[\s-]*checked|approved|confirmed|"
-            r"validated|marked)\b",
+            rf"\b(?:this|the)\s+(?:{_alternation('checked_subject')})\s+(?:has\s+(?:already\s+)?"
+            rf"been\s+|was\s+(?:already\s+)?)(?:{_alternation('approval')})\b",
             _I,
         ),
     ),
     # The same in other languages (German, French, Spanish, Italian, Portuguese, Dutch, Russian,
-    # Chinese, Japanese): "ignore the instructions", "answer yes", "note to the fact checker".
-    (
-        InjectionKind.INSTRUCTION,
-        re.compile(
-            r"\bignorier(?:e|en|t)?\b[^.\n]{0,40}\b(?:Anweisungen|Instruktionen|Regeln|Belege)\b"
-            r"|\bantworte(?:n\s+Sie|t)?\s+(?:(?:mit|nur|immer)\s+)*[\"„“]?ja\b"
-            r"|\bignor(?:ez|er)\b[^.\n]{0,40}\b(?:instructions|consignes|règles)\b"
-            r"|\brépond(?:s|ez|re)\s+(?:(?:par|toujours|seulement)\s+)*[\"«“]?\s*oui\b"
-            r"|\bignor(?:a|ar|e|en)\b[^.\n]{0,40}\b(?:instrucciones|istruzioni|instruções)\b"
-            r"|\b(?:responde|responda|responder|rispondi|rispondere)\s+(?:(?:con|com|sempre|"
-            r"siempre|solo|só)\s+)*[\"«“]?(?:sí|si|sim)\b"
-            r"|\bnegeer\b[^.\n]{0,40}\binstructies\b|\bantwoord\s+(?:met\s+)?[\"“]?ja\b"
-            r"|\bигнорир\w*\b[^.\n]{0,40}\bинструкци\w*|\bответь\w*\s+[«\"“]?да\b"
-            r"|\b(?:für|an)\s+den\s+(?:Faktenprüfer|Faktenchecker)"
-            r"|\b(?:pour\s+le|au)\s+vérificateur|\b(?:para\s+el|al)\s+verificador"
-            r"|\bper\s+il\s+verificatore"
-            r"|忽略[^。\n]{0,12}(?:指令|指示|说明|規則|规则)|回答[“\"「](?:是|对)[”\"」]"
-            r"|指示を無視",
-            _I,
-        ),
-    ),
+    # Chinese, Japanese).
+    (InjectionKind.INSTRUCTION, _other_languages()),
 )
 
 

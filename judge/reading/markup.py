@@ -16,25 +16,17 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from judge.reading import lexicon
 from judge.reading.normalise import CHARACTER_REFERENCE
 
-# Elements that hide, strike out, replace, reorder ("bdo" shows "03" as "30"), recolour
-# ("font") or run their content.
-_HIDING_ELEMENTS = frozenset(
-    {
-        "del", "s", "strike", "details", "summary", "template", "script", "style", "noscript",
-        "iframe", "object", "embed", "svg", "math", "img", "picture", "video", "audio",
-        "canvas", "input", "textarea", "select", "option", "button", "form", "dialog", "meta",
-        "link", "head", "title", "base", "slot", "bdo", "font",
-    }
-)  # fmt: skip
-# Attributes that hide an element or restyle it out of sight, on any element: by name, not
-# within a value ("<a href='/style-guide'>" shows its text).
-_HIDING_ATTRIBUTE = re.compile(
-    r"""(?:^|\s)(?:hidden|style|class|aria-hidden|inert|dir)(?=\s*=|\s|/|$)""", re.IGNORECASE
-)
+# Elements that hide, strike out, replace, reorder or run their content, and attributes that
+# hide or restyle any element: common/markup.toml.
+_HIDING_ELEMENTS = lexicon.words("markup", "common", name="hiding_element")
+# An attribute is read by name, not within a value ("<a href='/style-guide'>" shows its text).
+_ATTRIBUTES = lexicon.alternation(lexicon.words("markup", "common", name="hiding_attribute"))
+_HIDING_ATTRIBUTE = re.compile(rf"(?:^|\s)(?:{_ATTRIBUTES})(?=\s*=|\s|/|$)", re.IGNORECASE)
 # Entities a writer types for the character itself.
-_PLAIN_ENTITIES = frozenset({"amp", "lt", "gt", "quot", "apos", "nbsp"})
+_PLAIN_ENTITIES = lexicon.words("markup", "common", name="plain_entity")
 # Characters that change the number after them; U+FFFD, what a broken reference shows.
 _SIGNS = frozenset("+-\u2212\u00b1\u2213\ufffd")
 

@@ -39,11 +39,23 @@ Word = tuple[str, int, int]  # the word as written, its start and end
 
 _WORD = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|[^\W_]+(?:['’.][^\W_]+)*")
 _COMPOUND = re.compile(r"(?:[A-Z]\.){2,}|[^\W_]+(?:['’.&_-][^\W_]+)*")
-_NEGATION_SUFFIX = "n't"
-_INFLECTIONS = (("ing", 3), ("ed", 2))
-# Derivational endings stripped when at least four letters stay: "refundable" is "refund".
-_DERIVATIONS = ("ability", "ibility", "able", "ible", "ally", "ness", "ment", "ly", "al")
-_MIN_DERIVED_STEM = 4
+
+
+def _endings(name: str) -> tuple[tuple[str, int], ...]:
+    """The endings of en/suffixes.toml named ``name``, each with the letters that must stay
+    for it to be cut; longest first, so "ally" is tried before "ly"."""
+    found = [
+        (ending, int(entry.value))
+        for entry in lexicon.entries("suffixes")
+        if entry.name == name
+        for ending in entry.words
+    ]
+    return tuple(sorted(found, key=lambda item: len(item[0]), reverse=True))
+
+
+_NEGATION_SUFFIXES = tuple(lexicon.phrases("suffixes", name="negation"))
+_INFLECTIONS = _endings("inflection")
+_DERIVATIONS = _endings("derivation")
 
 
 def words(text: str) -> list[Word]:
@@ -61,7 +73,7 @@ def word_form(word: str) -> str:
     """A lower-cased, stemmed form, so that "refunds", "refunded" and "refundable" compare
     equal; a number keeps its digits and decimal point, without thousands commas."""
     form = word.lower().replace("’", "'")
-    if form.endswith(_NEGATION_SUFFIX):
+    if form.endswith(_NEGATION_SUFFIXES):
         return "not"
     if form.endswith("'s"):
         form = form[:-2]
@@ -100,7 +112,7 @@ def is_content(word: str) -> bool:
     lowered = word.lower().replace("’", "'")
     if any(ch.isdigit() for ch in lowered):
         return True
-    if lowered.endswith(_NEGATION_SUFFIX):
+    if lowered.endswith(_NEGATION_SUFFIXES):
         return True
     if lowered.endswith("'s"):
         lowered = lowered[:-2]
@@ -129,8 +141,8 @@ def _stem(word: str) -> str:
         word = word[:-2]
     elif word.endswith("s") and len(word) > 3 and not word.endswith(("ss", "us", "is")):
         word = word[:-1]
-    for ending in _DERIVATIONS:
-        if word.endswith(ending) and len(word) - len(ending) >= _MIN_DERIVED_STEM:
+    for ending, keep in _DERIVATIONS:
+        if word.endswith(ending) and len(word) - len(ending) >= keep:
             word = word[: -len(ending)]
             break
     for suffix, keep in _INFLECTIONS:

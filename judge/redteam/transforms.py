@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
+from judge.reading import lexicon
+
 ZERO_WIDTH_SPACE = "\u200b"
 WORD_JOINER = "\u2060"
 
@@ -26,23 +28,31 @@ _CYRILLIC = str.maketrans(
 # Letters drawn like digits: Cyrillic O and Ze, Cyrillic be, Latin small L, Cyrillic Che.
 DIGIT_LOOKALIKES = {"0": "О", "3": "З", "6": "б", "1": "l", "4": "Ч"}
 
-MONTHS = (
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
-)  # fmt: skip
-_MONTH = "|".join(MONTHS)
-_ONES = (
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-    "nineteen",
-)  # fmt: skip
-_TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-_SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 
-_AUXILIARY = re.compile(
-    r"\b(?:is|are|was|were|can|could|will|would|should|may|must|has|have|had|does|do|did)\b"
+def _by_value(list_name: str, name: str) -> dict[int, tuple[str, ...]]:
+    """The words of an en/ list's entries named ``name``, by the value each stands for."""
+    return {int(e.value): e.words for e in lexicon.entries(list_name) if e.name == name}
+
+
+# The months as written in full ("September", not "Sept"), in order: en/calendar.toml.
+MONTHS = tuple(
+    max(words, key=len).capitalize() for _, words in sorted(_by_value("calendar", "month").items())
 )
-_NEGATION = re.compile(r"\b(?:not|no|never|cannot|none|nothing)\b|n't\b|\bnon-", re.IGNORECASE)
+_MONTH = lexicon.alternation(MONTHS)
+# Number words for spelling integers: en/number_words.toml.
+_ONES = tuple(words[0] for _, words in sorted(_by_value("number_words", "unit").items()))
+_TENS = {value // 10: words[0] for value, words in _by_value("number_words", "ten").items()}
+_SCALES = {words[0]: power for power, words in _by_value("number_words", "scale").items()}
+
+# The red team's edits are its own: the suite's cases are built from these tables, so a word
+# added here is a change of the suite, made with its figures (judge redteam), not of a reading.
+# Finite auxiliaries, after which "not" is inserted.
+_AUXILIARIES = ("is", "are", "was", "were", "can", "could", "will", "would", "should", "may",
+                "must", "has", "have", "had", "does", "do", "did")  # fmt: skip
+_AUXILIARY = re.compile(rf"\b(?:{lexicon.alternation(_AUXILIARIES)})\b")
+# A sentence holding one of these is negated already, and gets no "not".
+_NEGATIONS = ("not", "no", "never", "cannot", "none", "nothing")
+_NEGATION = re.compile(rf"\b(?:{lexicon.alternation(_NEGATIONS)})\b|n't\b|\bnon-", re.IGNORECASE)
 _NEGATION_EDITS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bcannot\b"), "can"),
     (re.compile(r"\bcan't\b"), "can"),
@@ -64,15 +74,14 @@ DATE = re.compile(
 )
 NUMBER = re.compile(r"(?<![\w.,-])\d+(?:[.,]\d+)*(?![\w]|[.,]\d)")
 _NUMBER_START = re.compile(r"(?<![\w.,])(?=[$€£]?\d)")
-_SCALED = re.compile(r"(?<![\w.,])(\d+(?:\.\d+)?) (thousand|million|billion|trillion)\b")
-_UNIT = re.compile(
-    r"\b(\d+(?:\.\d+)?) (day|week|hour|minute|second|month|year)(s?)\b", re.IGNORECASE
-)
-_RANGE_BEFORE = re.compile(r"(?:\d\s*(?:-|to|and|or)\s*)$")
+_SCALED = re.compile(rf"(?<![\w.,])(\d+(?:\.\d+)?) ({lexicon.alternation(_SCALES)})\b")
+# Each duration unit and the unit that replaces it.
 _UNIT_SWAP = {
     "day": "week", "week": "day", "hour": "minute", "minute": "hour", "second": "minute",
     "month": "year", "year": "month",
 }  # fmt: skip
+_UNIT = re.compile(rf"\b(\d+(?:\.\d+)?) ({lexicon.alternation(_UNIT_SWAP)})(s?)\b", re.IGNORECASE)
+_RANGE_BEFORE = re.compile(r"(?:\d\s*(?:-|to|and|or)\s*)$")
 _ENTITY = re.compile(r"\b[A-Z][\w-]*[a-zø](?:\s+[A-Z][\w-]*[a-zø])*")
 _NOT_ENTITIES = frozenset({"Dr", "Mr", "Mrs", "Ms", "Prof", "The", "It", "This", "That", *MONTHS})
 
@@ -312,7 +321,7 @@ _CONVERSES = {
     "more": "less", "less": "more", "won": "lost", "gained": "lost", "improved": "worsened",
     "inside": "outside", "outside": "inside", "north": "south", "south": "north",
 }  # fmt: skip
-_CONVERSE = re.compile(rf"\b(?:{'|'.join(_CONVERSES)})\b")
+_CONVERSE = re.compile(rf"\b(?:{lexicon.alternation(_CONVERSES)})\b")
 
 
 def converses_in(sentence: str) -> list[tuple[int, int]]:

@@ -32,22 +32,28 @@ from judge.pipeline.entail.verdict import (
     VerdictContradiction,
     label_value_offset,
 )
+from judge.reading import lexicon
 from judge.reading.normalise import normalise
 from judge.reading.words import content_words, word_form
 
 FAKE_MODEL = "rule-judge"
 FAKE_BASE_URL = "http://rule-judge.invalid/v1"
 
+# The rule judge stands in for a model, so its words are its own, not the reading's word lists:
+# the tests and the red team's recorded figures are pinned to its verdicts, and a change to a
+# list under judge/reading/lexicon must not move the instrument it is measured with.
+_CLAUSE_WORDS = ("and", "but", "except", "while", "whereas")
 _NONCE = re.compile(r"<<<[A-Z]+-([0-9a-f]{8,})>>>")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_CLAUSE_BREAK = re.compile(r"[;,]\s+|\s+(?:and|but|except|while|whereas)\s+")
+_CLAUSE_BREAK = re.compile(rf"[;,]\s+|\s+(?:{lexicon.alternation(_CLAUSE_WORDS)})\s+")
 _HEADER = re.compile(r"\[([^\]\s]+)\]")
 # A citation marker: one bare id ("[policy]") or a group with a number in it ("[S1, S2]").
 _CITATION = re.compile(r"\s*\[(?:[^\]\s]+|[^\]\n]*\d[^\]\n]*)\]")
 _NEGATIONS = frozenset({"not", "no", "never", "non", "cannot", "without", "neither", "nor"})
 _RAW_CHAT_TOKENS = ("<|im_start|>", "<|im_end|>", "<|system|>", "<|eot_id|>", "</s>", "[INST]")
 # Outside the fences the template writes nothing, so any of these there comes from the data.
-_INSTRUCTION = re.compile(r"\bsupported\b|\bignore\b|\binstructions?\b|\bsystem\b", re.IGNORECASE)
+_INSTRUCTION_WORDS = ("supported", "ignore", "instruction", "instructions", "system")
+_INSTRUCTION = re.compile(rf"\b(?:{lexicon.alternation(_INSTRUCTION_WORDS)})\b", re.IGNORECASE)
 _BARE_REPLY = re.compile(r"^(?:so,?\s+)?(yes|no)\b[.!]?$", re.IGNORECASE)
 _ids = itertools.count(1)
 

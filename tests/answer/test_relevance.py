@@ -12,6 +12,7 @@ from judge.answer.relevance import (
     question_slots,
     split_refusal,
 )
+from judge.reading import lexicon
 
 
 def kinds(question: str) -> dict[str, SlotKind]:
@@ -150,3 +151,16 @@ def test_a_paraphrase_or_a_refusal_with_claims_is_not_a_bare_refusal() -> None:
     text = f"{REFUSAL_SENTENCE} Opened items get store credit [S1]."
     assert not is_refusal(text)
     assert split_refusal(text) == (True, "Opened items get store credit [S1].")
+
+
+@pytest.mark.parametrize("cue", sorted(lexicon.words("question_words", name="quantity_cue")))
+def test_every_listed_cue_asks_for_a_number(cue: str) -> None:
+    question = f"{cue.capitalize()} is the refund window for returns?"
+    assert not check_answer(question, ["The refund window for returns is generous."]).answers
+    assert check_answer(question, ["The refund window for returns is 30 days."]).answers
+
+
+def test_a_month_that_is_also_a_common_word_names_no_date() -> None:
+    question = "When are refunds issued?"
+    assert not check_answer(question, ["Refunds may be issued by the store."]).answers
+    assert check_answer(question, ["Refunds are issued in June by the store."]).answers

@@ -29,6 +29,9 @@ KEYED = {
     ("en", "periods"): "name",
     ("en", "demonyms"): "name",
     ("en", "senses"): "value",
+    ("en", "conjunctions"): "name",
+    ("en", "suffixes"): "value",
+    ("common", "top_level_domains"): "name",
 }
 
 

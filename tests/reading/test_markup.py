@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from judge.reading import lexicon
 from judge.reading.markup import hidden_markup
 
 
@@ -75,3 +76,27 @@ def test_the_description_is_one_quoted_line() -> None:
     found = hidden_markup("a <span hidden\nstyle='x'>b</span>")[0]
     assert "\n" not in found.describe()
     assert found.describe() == "an HTML element \"<span hidden\\nstyle='x'>\" at 2-25"
+
+
+@pytest.mark.parametrize(
+    "element", sorted(lexicon.words("markup", "common", name="hiding_element"))
+)
+def test_every_listed_element_hides_its_content(element: str) -> None:
+    found = hidden_markup(f"Fees are <{element}>not</{element}> refunded.")
+    assert [item.text for item in found] == [f"<{element}>", f"</{element}>"]
+
+
+@pytest.mark.parametrize(
+    "attribute", sorted(lexicon.words("markup", "common", name="hiding_attribute"))
+)
+def test_every_listed_attribute_hides_any_element(attribute: str) -> None:
+    assert hidden_markup(f"Fees are <span {attribute}='x'>not</span> refunded.")
+    assert hidden_markup(f"Fees are <span {attribute}>not</span> refunded.")
+    # By name only: inside a value, or as part of another name, it hides nothing.
+    assert hidden_markup(f"See <a href='/{attribute}'>the guide</a>.") == ()
+    assert hidden_markup(f"See <a data-{attribute}='1'>the guide</a>.") == ()
+
+
+@pytest.mark.parametrize("entity", sorted(lexicon.words("markup", "common", name="plain_entity")))
+def test_a_plain_entity_hides_nothing(entity: str) -> None:
+    assert hidden_markup(f"Fees &{entity}; taxes are refunded.") == ()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from judge.reading import lexicon
 from judge.reading.words import content_words, is_discourse, word_form
 
 
@@ -27,3 +30,23 @@ def test_content_words_skip_function_words() -> None:
 
 def test_conversation_words_are_told_apart() -> None:
     assert is_discourse("Sure") and is_discourse("sources") and not is_discourse("fee")
+
+
+@pytest.mark.parametrize(
+    ("ending", "keep"),
+    [
+        (ending, int(entry.value))
+        for entry in lexicon.entries("suffixes")
+        if entry.name in {"derivation", "inflection"}
+        for ending in entry.words
+    ],
+)
+def test_an_ending_is_cut_only_where_enough_letters_stay(ending: str, keep: int) -> None:
+    stem = "bcdfghjk"[:keep]
+    assert word_form(stem + ending) == stem
+    assert word_form(stem[:-1] + ending) != stem[:-1]
+
+
+def test_a_negated_verb_reads_as_not() -> None:
+    for suffix in lexicon.words("suffixes", name="negation"):
+        assert word_form("is" + suffix) == word_form("Won" + suffix.replace("'", "’")) == "not"

@@ -6,14 +6,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from judge.reading import lexicon
+
 __all__ = ["EMAIL", "Address", "Email", "find_addresses", "find_emails"]
 
-# Top-level domains read without a scheme or "www.": the common generic ones and the country
-# codes seen most; "e.g." or "U.S." end in none of them.
-_TLDS = (
-    "com|org|net|edu|gov|mil|int|io|ai|co|info|biz|app|dev|news|uk|us|de|fr|eu|ca|au|in|jp|cn|"
-    "ru|nl|es|it|ch|se|no|be|at|nz|ie|me|tv|ly|br|mx|za|kr|pl|pt|dk|fi|gr|tr|il|sg|hk"
-)
+# Top-level domains read without a scheme or "www.": common/top_level_domains.toml.
+_TLDS = lexicon.alternation(lexicon.words("top_level_domains", "common"))
 _LABEL = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
 _PATH = r"(?:[/?#][^\s<>()\[\]\"'`]*)?"
 _ADDRESS = re.compile(

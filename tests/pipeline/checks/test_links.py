@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from judge.pipeline.checks.links import LinkCheck
+from judge.reading import lexicon
 from judge.reading.normalise import normalise
 from judge.reading.values.links import find_addresses
 from judge.schemas import CheckStatus, Label
@@ -65,3 +66,10 @@ def test_a_bare_domain_is_a_name_where_the_evidence_gives_no_address() -> None:
 def test_abbreviations_numbers_and_file_names_are_no_addresses(text: str) -> None:
     assert find_addresses(normalise(text)) == []
     assert CHECK(text, "nothing") is None
+
+
+@pytest.mark.parametrize("domain", sorted(lexicon.words("top_level_domains", "common")))
+def test_a_bare_domain_is_read_by_every_listed_ending(domain: str) -> None:
+    found = find_addresses(f"See acme-news.{domain} for details.")
+    assert [(a.host, a.bare) for a in found] == [(f"acme-news.{domain}", True)]
+    assert find_addresses(f"See acme-news.{domain}x for details.") == []
