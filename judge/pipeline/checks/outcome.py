@@ -7,9 +7,16 @@ from collections.abc import Sequence
 from judge.schemas import CheckOutcome, CheckStatus, Finding, Label
 
 
-def passed(check: str, what: str) -> CheckOutcome:
+def passed(check: str, what: str, derivations: Sequence[str] = ()) -> CheckOutcome:
+    """A pass; values the evidence gives only by arithmetic are named with their computation."""
+    detail = f"{what} found in the cited evidence"
+    if derivations:
+        detail += "; computed from it: " + "; ".join(derivations)
     return CheckOutcome(
-        check=check, status=CheckStatus.PASSED, detail=f"{what} found in the cited evidence"
+        check=check,
+        status=CheckStatus.PASSED,
+        detail=detail,
+        derivations=tuple(dict.fromkeys(derivations)),
     )
 
 
