@@ -2,6 +2,7 @@
 
 - where the data are: the development set (``../shared/data/dev``) and the public labelled
   pairs (``../shared/data/public``) beside the repository, never inside it; reading them;
+- the exact checks' outcomes combined as the pipeline combines them;
 - the statistics the write-ups report: rates, McNemar's exact test on paired predictions;
 - a run under the default settings, whatever the caller's ``JUDGE_*`` variables say;
 - the embedded judge's endpoint (``judge local status``) and a counting proxy in front of any
@@ -38,6 +39,7 @@ import httpx
 
 from judge.eval.records import load_records
 from judge.reading.values.dates import MONTHS, WEEKDAYS
+from judge.schemas import CheckOutcome, CheckStatus
 from judge.text.normalise import normalise
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,6 +61,11 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
+def joined_evidence(raw: dict[str, Any]) -> str:
+    """A record's evidence passages joined as the pipeline joins the passages a claim cites."""
+    return "\n\n".join(p["text"] for p in raw["evidence"])
+
+
 def missing_data(*paths: Path) -> str | None:
     """Why the data cannot be read (the first path that is not there), or None."""
     for path in paths:
@@ -76,6 +83,22 @@ def evidence_passages(paths: Sequence[Path]) -> list[str]:
     """Every distinct evidence passage of the labelled records, in order."""
     texts = (p.text for path in paths for record in load_records(path) for p in record.evidence)
     return list(dict.fromkeys(texts))
+
+
+# --- the exact checks, as the pipeline runs them ----------------------------------------------
+
+
+def first_flag(outcomes: Sequence[CheckOutcome | None]) -> CheckOutcome | None:
+    """The pipeline's view: the first outcome that does not pass, else the first that ran."""
+    present = [o for o in outcomes if o is not None]
+    failing = [o for o in present if o.status is not CheckStatus.PASSED]
+    chosen = failing or present
+    return chosen[0] if chosen else None
+
+
+def finding_kind(outcome: CheckOutcome) -> str:
+    """What kind of failure an outcome reports: its finding, else review."""
+    return outcome.finding.value if outcome.finding is not None else "review"
 
 
 # --- statistics --------------------------------------------------------------------------------

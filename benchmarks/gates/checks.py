@@ -50,8 +50,11 @@ from benchmarks.common import (
     PUBLIC_CLAIMS,
     GateResult,
     expected_file,
+    finding_kind,
     finish,
+    first_flag,
     gate_parser,
+    joined_evidence,
     judged,
     missing_data,
     percent,
@@ -138,11 +141,6 @@ class Tally:
 rate = percent
 
 
-def finding_kind(outcome: CheckOutcome) -> str:
-    """What kind of failure an outcome reports: its finding, else review."""
-    return outcome.finding.value if outcome.finding is not None else "review"
-
-
 def load(name: str) -> list[Record]:
     path = DATA[name]
     records = []
@@ -156,21 +154,13 @@ def load(name: str) -> list[Record]:
                     id=raw["id"],
                     dataset=raw["dataset"],
                     claim=raw["claim"],
-                    evidence="\n\n".join(p["text"] for p in raw["evidence"]),
+                    evidence=joined_evidence(raw),
                     supported=raw["label"] == "supported",
                     contradicted=raw["label"] == "contradicted",
                     numeric=bool(raw.get("meta", {}).get("numeric")),
                 )
             )
     return records
-
-
-def first_flag(outcomes: Sequence[CheckOutcome | None]) -> CheckOutcome | None:
-    """The pipeline's view: the first outcome that does not pass, else the first that ran."""
-    present = [o for o in outcomes if o is not None]
-    failing = [o for o in present if o.status is not CheckStatus.PASSED]
-    chosen = failing or present
-    return chosen[0] if chosen else None
 
 
 @dataclass
