@@ -1,0 +1,354 @@
+"""The value frame check: a value of the claim must be stated of what the claim states it of.
+
+The number and date checks find each value somewhere in the cited evidence. A claim can still
+give a value of the evidence to another fact: the third quarter's revenue to the second, the
+adjusted figure to GAAP, the revenue growth to the operating margin, the Premium plan's storage
+to the Basic plan, the record date to the payment date. Each value is read with its frame
+(:mod:`judge.reading.values.frames`) on both sides, and the claim's value is borne out only by
+an evidence statement of the same value whose frame agrees with the claim's:
+
+* *period, basis, level or change*: where both state one and they cannot be the same (the
+  second and the third quarter, "excluding special items" and GAAP, "grew 12%" and "12%
+  margin"), that statement does not bear the value out;
+* *what it is of*: where another value of the same kind in the evidence is said of the claim's
+  words (its subject, the noun it measures, the group, the verb) clearly more closely than any
+  statement of the claim's own value, and by words none of those statements share, the value
+  was moved from one fact to another.
+
+A value the evidence states only under another frame is a conflict: the outcome names both
+("'$35.1 billion' is the evidence's figure for the third quarter of 2024, not the second
+quarter of 2024") and labels the claim ``contradicted``. Values the evidence does not state are
+left to the number and date checks, and claims in other languages than English are skipped,
+with the reason (``lexicon``), as before this check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from judge.reading import Reading, read
+from judge.reading.restatement import best_sentences
+from judge.reading.values import units
+from judge.reading.values.dates import DateMention
+from judge.reading.values.frames import Frame, Role, Value, frames_in, sentence_of, values_of
+from judge.reading.values.matching import same_quantity
+from judge.reading.values.periods import conflict
+from judge.reading.values.quantities import Quantity
+from judge.schemas import CharSpan, CheckOutcome, CheckStatus, Finding, Label
+
+# A rival must be said of the claim's words by at least this much more closeness (a word next
+# to the value counts 1, one two steps away 0.5, ...) than the best statement of the value.
+MARGIN = 0.5
+# What sharing the claim's subject adds to closeness, in proportion to the words shared.
+SUBJECT = 0.5
+# The evidence sentences matching the claim best, besides the one stating its value, where a
+# rival is looked for.
+RIVAL_SENTENCES = 2
+
+
+@dataclass(frozen=True)
+class Moved:
+    """A claim value the evidence states only of another fact."""
+
+    claim: Frame
+    evidence: Frame  # the evidence's statement of the claim's value
+    reason: str
+    # Where the evidence states the claim's fact with another value, when it does.
+    rival: Frame | None = None
+
+    @property
+    def read_against(self) -> tuple[int, int]:
+        """The evidence sentence the finding was read against: the rival's, else the
+        statement's."""
+        return (self.rival or self.evidence).sentence
+
+
+class ValueFrameCheck:
+    """Fails (``contradicted``) a claim that states a value of the evidence of another fact."""
+
+    name: str = "value_frames"
+    lexicon: tuple[str, ...] = ("frames", "bases")
+
+    def __init__(self, *, parsed: bool = True) -> None:
+        self.parsed = parsed
+
+    def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
+        said = read(claim)
+        wanted = [
+            v
+            for v in values_of(said)
+            if _framed(v) and not _in_range(v, said) and not self._a_period(said, v)
+        ]
+        if not wanted:
+            return None
+        source = read(evidence)
+        stated = values_of(source)
+        moved: list[Moved] = []
+        read_any = False
+        for value in wanted:
+            supports = [e for e in stated if _bears_out(value, e)]
+            if not supports:
+                continue  # the number and date checks' business
+            read_any = True
+            found = self._moved(value, supports, said, source)
+            if found is not None:
+                moved.append(found)
+        if moved:
+            return _conflict(self.name, moved, source)
+        if not read_any:
+            return None
+        return CheckOutcome(
+            check=self.name,
+            status=CheckStatus.PASSED,
+            detail="every value of the claim the evidence states is stated of what the claim "
+            "states it of",
+        )
+
+    def _moved(
+        self, value: Value, supports: Sequence[Value], claim: Reading, evidence: Reading
+    ) -> Moved | None:
+        mine = self._frame(claim, value)
+        if mine is None:
+            return None
+        theirs = [f for v in supports if (f := self._frame(evidence, v)) is not None]
+        if not theirs:
+            return None
+        agreeing = [f for f in theirs if slot_conflict(mine, f) is None]
+        if not agreeing:
+            best = max(theirs, key=lambda f: closeness(mine, f))
+            return Moved(mine, best, str(slot_conflict(mine, best)))
+        if not _checkable(value):
+            return None  # a bare number: its period and basis are read, not what it is of
+        support = max(agreeing, key=lambda f: closeness(mine, f))
+        rival = self._rival(mine, support, evidence)
+        if rival is None:
+            return None
+        shared = ", ".join(_nearer(mine, rival, support))
+        return Moved(
+            mine,
+            support,
+            f"is the evidence's figure for {_of(support)}, not {_of(mine)}; "
+            f"for that it gives {rival.value.text!r} (said with {shared})",
+            rival,
+        )
+
+    def _rival(self, mine: Frame, support: Frame, evidence: Reading) -> Frame | None:
+        """Another value of the claim value's kind that the evidence says of the claim's words
+        clearly more closely than ``support``: in the support's sentence, or in another of the
+        evidence's sentences that match the claim best when it also shares more of the claim's
+        subject than ``support`` does ("The operating margin improved by 12%" where 12% is the
+        revenue growth of the sentence before)."""
+        ours = closeness(mine, support)
+        own_subject = len(mine.subject & support.subject)
+        sentences = [support.sentence] + [
+            (s.start, s.end)
+            for s in best_sentences(mine.what or mine.value.text, evidence, RIVAL_SENTENCES)
+            if (s.start, s.end) != support.sentence
+        ]
+        best: Frame | None = None
+        for sentence in sentences:
+            elsewhere = sentence != support.sentence
+            for frame in frames_in(evidence, sentence, parsed=self.parsed):
+                if not _same_kind(mine, frame) or _bears_out(mine.value, frame.value):
+                    continue
+                if _in_range(frame.value, evidence):
+                    continue
+                if slot_conflict(mine, frame, role=False) is not None:
+                    continue  # said of another period or basis: not the claim's fact
+                if elsewhere and len(mine.subject & frame.subject) <= own_subject:
+                    continue
+                theirs = closeness(mine, frame)
+                if theirs - ours >= MARGIN and (best is None or theirs > closeness(mine, best)):
+                    best = frame
+        return best
+
+    def _a_period(self, claim: Reading, value: Value) -> bool:
+        """Whether a date of the claim is the period of one of its amounts ("revenue was $35.1
+        billion in Q3 2024"): read as that amount's period, not as a value of its own."""
+        if value.date is None:
+            return False
+        sentence = sentence_of(claim, value.start)
+        return any(
+            f.period is not None and f.period.start == value.start
+            for f in frames_in(claim, sentence, parsed=self.parsed)
+            if f.value.quantity is not None
+        )
+
+    def _frame(self, reading: Reading, value: Value) -> Frame | None:
+        sentence = sentence_of(reading, value.start)
+        for frame in frames_in(reading, sentence, parsed=self.parsed):
+            if frame.value == value:
+                return frame
+        return None
+
+
+def slot_conflict(mine: Frame, theirs: Frame, *, role: bool = True) -> str | None:
+    """Why an evidence frame cannot be the claim's: another period, basis, or (with ``role``)
+    a change for a level; None where every slot both state agrees."""
+    if mine.period is not None and theirs.period is not None:
+        if conflict(mine.period, theirs.period):
+            return f"is the evidence's figure for {theirs.period.text}, not {mine.period.text}"
+    elif (
+        theirs.period is not None
+        and not theirs.period.absolute
+        and mine.period is None
+        and mine.role is not Role.EARLIER
+    ):
+        return f"is the evidence's figure for {theirs.period.text}"
+    for dimension, (basis, written) in mine.bases.items():
+        other = theirs.bases.get(dimension)
+        if other is not None and other[0] != basis:
+            return f"is the evidence's figure {other[1]}, not {written}"
+    if role and _has_role(mine) and _has_role(theirs) and _roles_differ(mine.role, theirs.role):
+        return (
+            f"is a {theirs.role.value} in the evidence ({_of(theirs)}), "
+            f"not a {mine.role.value} as the claim states it"
+        )
+    return None
+
+
+def closeness(mine: Frame, theirs: Frame) -> float:
+    """How closely an evidence frame's words are the claim frame's: each shared word counts
+    its nearer closeness of the two, and the share of the claim's subject it shares adds up to
+    ``SUBJECT``."""
+    words = sum(
+        min(weight, theirs.words[w]) for w, weight in mine.words.items() if w in theirs.words
+    )
+    if not mine.subject:
+        return words
+    return words + SUBJECT * len(mine.subject & theirs.subject) / len(mine.subject)
+
+
+def _nearer(mine: Frame, rival: Frame, support: Frame) -> list[str]:
+    """The claim's words the rival is said with more closely than the claim's value is."""
+    return sorted(
+        w
+        for w, weight in mine.words.items()
+        if min(weight, rival.words.get(w, 0.0)) > min(weight, support.words.get(w, 0.0))
+    )
+
+
+def _has_role(frame: Frame) -> bool:
+    """Whether a level and a change read apart for this value: an amount, a share or a
+    measure, not a bare count or a date."""
+    quantity = frame.value.quantity
+    return quantity is not None and quantity.unit is not None
+
+
+def _roles_differ(mine: Role, theirs: Role) -> bool:
+    """A change against a level (a level compared with counts as a level); an unknown role
+    differs from none."""
+    if Role.UNKNOWN in (mine, theirs):
+        return False
+    return (mine is Role.CHANGE) != (theirs is Role.CHANGE)
+
+
+def _of(frame: Frame) -> str:
+    return repr(frame.what) if frame.what else "another fact"
+
+
+def _framed(value: Value) -> bool:
+    """A value whose period and basis are compared: any number stated as one, a date to the
+    day."""
+    if value.quantity is not None:
+        return value.quantity.checkable and not value.quantity.ordinal
+    return _checkable(value)
+
+
+def _checkable(value: Value) -> bool:
+    """An amount, a share, a measure or a count of something named, or a date to the day:
+    the values a sentence can state of one fact or another. Bare numbers (scores, section
+    numbers, ages), years and months are left to the number and date checks and serve as
+    periods."""
+    if value.quantity is not None:
+        quantity = value.quantity
+        return (
+            quantity.checkable
+            and not quantity.ordinal
+            and (quantity.unit is not None or quantity.counts)
+        )
+    return value.date is not None and value.date.checkable and value.date.day is not None
+
+
+def _in_range(value: Value, reading: Reading) -> bool:
+    """Whether a number is one end of a range ("3-5%"), which the number check compares as
+    one value, or one part of a value written in two ("6-foot-4")."""
+    quantity = value.quantity
+    if quantity is None:
+        return False
+    if any(r.holds(quantity) for r in reading.ranges):
+        return True
+    text = reading.text
+    return any(
+        text[quantity.end : other.start] == "-" or text[other.end : quantity.start] == "-"
+        for other in reading.quantities
+        if other is not quantity
+    )
+
+
+def _bears_out(claim: Value, evidence: Value) -> bool:
+    """Whether an evidence value is the claim's value (its frame aside)."""
+    if claim.quantity is not None and evidence.quantity is not None:
+        return same_quantity(claim.quantity, evidence.quantity)
+    if claim.date is not None and evidence.date is not None:
+        return _same_date(claim.date, evidence.date)
+    return False
+
+
+_DATE_PARTS = ("year", "month", "day", "quarter", "half", "decade", "century", "season", "part")
+
+
+def _same_date(claim: DateMention, evidence: DateMention) -> bool:
+    """The evidence date is the claim's at the claim's precision."""
+    stated = False
+    for part in _DATE_PARTS:
+        mine = getattr(claim, part)
+        if mine is None:
+            continue
+        stated = True
+        if getattr(evidence, part) != mine:
+            return False
+    return stated
+
+
+def _same_kind(mine: Frame, theirs: Frame) -> bool:
+    a, b = mine.value, theirs.value
+    if a.quantity is not None and b.quantity is not None:
+        if not _checkable(b):
+            return False
+        return _quantity_kind(a.quantity, mine) == _quantity_kind(b.quantity, theirs) is not None
+    if a.date is not None and b.date is not None:
+        # A date as precise as the claim's, or more: "3 November 1989" rivals "2008".
+        return all(
+            getattr(b.date, p) is not None for p in _DATE_PARTS if getattr(a.date, p) is not None
+        )
+    return False
+
+
+def _quantity_kind(quantity: Quantity, frame: Frame) -> str | None:
+    """What a value measures, for telling a rival of the same kind: its unit's dimension, or
+    the noun a count counts."""
+    if quantity.ordinal:
+        return None
+    if quantity.unit is not None:
+        if quantity.unit == units.FRACTION:
+            return units.PERCENT
+        return units.dimension(quantity.unit) or quantity.unit
+    return frame.counted
+
+
+def _conflict(check: str, moved: Sequence[Moved], evidence: Reading) -> CheckOutcome:
+    first = moved[0]
+    reasons = "; ".join(f"{m.claim.value.text!r} {m.reason}" for m in moved)
+    start, end = first.read_against
+    return CheckOutcome(
+        check=check,
+        status=CheckStatus.FAILED,
+        label=Label.CONTRADICTED,
+        detail=f"Values stated of another fact than in the cited evidence: {reasons}",
+        missing=tuple(dict.fromkeys(m.claim.value.text for m in moved)),
+        evidence_sentence=evidence.text[start:end].strip(),
+        finding=Finding.CONFLICT,
+        claim_span=CharSpan(start=first.claim.value.start, end=first.claim.value.end),
+    )
