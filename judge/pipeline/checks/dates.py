@@ -8,9 +8,11 @@ and month order is ambiguous ("03/04/2024") passes when the evidence holds eithe
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
-from judge.pipeline.checks.outcome import conflicting, missing, passed
+from judge.pipeline.checks.outcome import conflicting, located, missing, passed
 from judge.reading import Reading, read
+from judge.reading.cited import Cited
 from judge.reading.restatement import Grain, restatements, wanted_forms
 from judge.reading.values.dates import DateMention, ImpliedDate, evidence_years, implied_dates
 from judge.schemas import CheckOutcome, CheckStatus, Finding, Label
@@ -24,10 +26,16 @@ class DateCheck:
     lexicon: tuple[str, ...] = ()  # digits, codes and characters: every language
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
+        return self.check_passages(claim, [("", evidence)])
+
+    def check_passages(
+        self, claim: str, passages: Sequence[tuple[str, str]]
+    ) -> CheckOutcome | None:
         dates = _stated_dates(list(read(claim).owned.dates))
         if not dates:
             return None
-        said, source = read(claim), read(evidence)
+        cited = Cited(passages)
+        said, source = read(claim), cited.reading
         context = source.view(_Evidence.of)
         unheld: list[list[DateMention]] = []
         derivations: list[str] = []
@@ -47,14 +55,16 @@ class DateCheck:
         derived = [r[0].text for r in unheld if any(m.year in context.implied for m in r)]
         rest = [r for r in unheld if r[0].text not in derived]
         sentence = _restating_sentence(said, source)
-        conflicts = [
-            (readings[0].text, other.text)
+        rivals = [
+            (readings[0], other)
             for readings in rest
             if (other := _rival(readings[0], sentence)) is not None
         ]
+        conflicts = [(mine.text, other.text) for mine, other in rivals]
         absent = [r[0].text for r in rest if all(r[0].text != mine for mine, _ in conflicts)]
-        if conflicts:
-            return conflicting(
+        if rivals:
+            mine, other = rivals[0]
+            outcome = conflicting(
                 self.name,
                 Label.DATE_MISMATCH,
                 "Dates",
@@ -62,8 +72,11 @@ class DateCheck:
                 absent=absent + derived,
                 sentence=sentence[2] if sentence else "",
             )
+            return located(outcome, claim, (mine.start, mine.end), cited, (other.start, other.end))
         if absent:
-            return missing(self.name, Label.DATE_MISMATCH, "Dates", absent + derived)
+            first = next(r[0] for r in rest if r[0].text == absent[0])
+            outcome = missing(self.name, Label.DATE_MISMATCH, "Dates", absent + derived)
+            return located(outcome, claim, (first.start, first.end), cited)
         return missing(
             self.name,
             Label.NEEDS_REVIEW,
@@ -279,7 +292,10 @@ class _Evidence:
         )
 
     def _decade_part(self, decade: int, part: str) -> bool:
-        """ "The early 1920s": the same part of the same decade, or a year in it."""
+        """ "The early 1920s": the same part of the same decade, or a year in it; "the early
+        1600s", the early part of the century."""
+        if decade >= 1000 and decade % 100 == 0:
+            return self._century(decade // 100 + 1, part)
         low, high = PART_YEARS[part]
         for other in self.mentions:
             if other.decade is None or other.part != part:

@@ -27,7 +27,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from judge.pipeline.checks.outcome import located
 from judge.reading import Reading, read
+from judge.reading.cited import Cited
 from judge.reading.restatement import best_sentences
 from judge.reading.values import units
 from judge.reading.values.dates import DateMention
@@ -35,7 +37,7 @@ from judge.reading.values.frames import Frame, Role, Value, frames_in, sentence_
 from judge.reading.values.matching import same_quantity
 from judge.reading.values.periods import conflict
 from judge.reading.values.quantities import Quantity
-from judge.schemas import CharSpan, CheckOutcome, CheckStatus, Finding, Label
+from judge.schemas import CheckOutcome, CheckStatus, Finding, Label
 
 # A rival must be said of the claim's words by at least this much more closeness (a word next
 # to the value counts 1, one two steps away 0.5, ...) than the best statement of the value.
@@ -74,6 +76,11 @@ class ValueFrameCheck:
         self.parsed = parsed
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
+        return self.check_passages(claim, [("", evidence)])
+
+    def check_passages(
+        self, claim: str, passages: Sequence[tuple[str, str]]
+    ) -> CheckOutcome | None:
         said = read(claim)
         wanted = [
             v
@@ -82,7 +89,8 @@ class ValueFrameCheck:
         ]
         if not wanted:
             return None
-        source = read(evidence)
+        cited = Cited(passages)
+        source = cited.reading
         stated = values_of(source)
         moved: list[Moved] = []
         read_any = False
@@ -95,7 +103,14 @@ class ValueFrameCheck:
             if found is not None:
                 moved.append(found)
         if moved:
-            return _conflict(self.name, moved, source)
+            first = moved[0]
+            return located(
+                _conflict(self.name, moved, source),
+                claim,
+                (first.claim.value.start, first.claim.value.end),
+                cited,
+                (first.evidence.value.start, first.evidence.value.end),
+            )
         if not read_any:
             return None
         return CheckOutcome(
@@ -156,7 +171,11 @@ class ValueFrameCheck:
                     continue
                 if slot_conflict(mine, frame, role=False) is not None:
                     continue  # said of another period or basis: not the claim's fact
+                if frame.role is Role.CHANGE and mine.role in {Role.LEVEL, Role.EARLIER}:
+                    continue  # a change does not state the level the claim gives
                 if elsewhere and len(mine.subject & frame.subject) <= own_subject:
+                    continue
+                if mine.value.date is not None and not _heads_side_with(mine, frame, support):
                     continue
                 theirs = closeness(mine, frame)
                 if theirs - ours >= MARGIN and (best is None or theirs > closeness(mine, best)):
@@ -196,6 +215,18 @@ def slot_conflict(mine: Frame, theirs: Frame, *, role: bool = True) -> str | Non
         and mine.role is not Role.EARLIER
     ):
         return f"is the evidence's figure for {theirs.period.text}"
+    elif (
+        mine.period is not None
+        and not mine.period.absolute
+        and theirs.period is None
+        and theirs.role is not Role.EARLIER
+    ):
+        return f"is the evidence's figure for its own period, not {mine.period.text}"
+    if _turned_round(mine, theirs):
+        return (
+            f"is the evidence's figure taken against {theirs.against_text!r}, where the claim "
+            f"takes it against {mine.against_text!r}: the comparison the other way round"
+        )
     for dimension, (basis, written) in mine.bases.items():
         other = theirs.bases.get(dimension)
         if other is not None and other[0] != basis:
@@ -208,6 +239,21 @@ def slot_conflict(mine: Frame, theirs: Frame, *, role: bool = True) -> str | Non
     return None
 
 
+def _turned_round(mine: Frame, theirs: Frame) -> bool:
+    """Whether a comparison is taken the other way round: what the claim compares is what the
+    evidence compares against, and the other way ("White mortality is 3.57 times Black
+    mortality" where the evidence's 3.57 is the risk for Black compared to the white
+    population)."""
+    if not mine.against or not theirs.against:
+        return False
+    mine_of, theirs_of = mine.subject - mine.against, theirs.subject - theirs.against
+    return bool(
+        mine_of & theirs.against
+        and mine.against & theirs_of
+        and not (mine_of & theirs_of - theirs.against)
+    )
+
+
 def closeness(mine: Frame, theirs: Frame) -> float:
     """How closely an evidence frame's words are the claim frame's: each shared word counts
     its nearer closeness of the two, and the share of the claim's subject it shares adds up to
@@ -218,6 +264,25 @@ def closeness(mine: Frame, theirs: Frame) -> float:
     if not mine.subject:
         return words
     return words + SUBJECT * len(mine.subject & theirs.subject) / len(mine.subject)
+
+
+def heads(frame: Frame) -> frozenset[str]:
+    """The words a value hangs on most closely (the noun it measures, the verb it is the
+    object of)."""
+    if not frame.words:
+        return frozenset()
+    nearest = max(frame.words.values())
+    return frozenset(w for w, weight in frame.words.items() if weight == nearest)
+
+
+def _heads_side_with(mine: Frame, rival: Frame, support: Frame) -> bool:
+    """Whether the words the claim's value hangs on are words the rival is said with, and
+    not the words the evidence's statement of the value hangs on. Dates are read apart by the
+    words nearest them only ("entered into force on", "payable on"): a sentence of several
+    dates ("born 9 December 1608 - died 8 November 1674") parses differently as any one of
+    them is written another way, so the words further off cannot tell them apart."""
+    mine_heads = heads(mine)
+    return bool(mine_heads & set(rival.words)) and not (mine_heads & heads(support))
 
 
 def _nearer(mine: Frame, rival: Frame, support: Frame) -> list[str]:
@@ -350,5 +415,4 @@ def _conflict(check: str, moved: Sequence[Moved], evidence: Reading) -> CheckOut
         missing=tuple(dict.fromkeys(m.claim.value.text for m in moved)),
         evidence_sentence=evidence.text[start:end].strip(),
         finding=Finding.CONFLICT,
-        claim_span=CharSpan(start=first.claim.value.start, end=first.claim.value.end),
     )

@@ -39,7 +39,7 @@ from judge.reading.reading import Reading
 from judge.reading.syntax import Parse, parse
 from judge.reading.values.dates import DateMention
 from judge.reading.values.periods import Period, of_date, relative_periods, resolved
-from judge.reading.values.quantities import Quantity, counted_noun
+from judge.reading.values.quantities import Quantity, counted_noun, written_start
 from judge.reading.words import is_content, word_form, words
 
 __all__ = ["Frame", "Role", "Value", "frames_in", "sentence_of", "values_of"]
@@ -83,6 +83,10 @@ class Frame:
     bases: Mapping[str, tuple[str, str]]  # dimension -> (basis, as written)
     role: Role
     counted: str | None = None  # what a count counts ("466,140 vehicles": "vehicl")
+    # What a ratio or a difference is taken against, where the sentence says it once ("3.57
+    # times Black mortality", "compared to the white population"); the subject without it.
+    against: frozenset[str] = frozenset()
+    against_text: str = ""
     parsed: bool = True
     spans: tuple[tuple[int, int], ...] = field(default=(), compare=False)
 
@@ -96,7 +100,11 @@ def values_of(reading: Reading) -> tuple[Value, ...]:
 
 
 def _values(reading: Reading) -> tuple[Value, ...]:
-    found = [Value(q.text, q.start, q.end, quantity=q) for q in reading.numbers]
+    found = [
+        Value(reading.text[start : q.end], start, q.end, quantity=q)
+        for q in reading.numbers
+        if (start := written_start(q, reading.text)) is not None
+    ]
     found += [Value(d.text, d.start, d.end, date=d) for d in reading.owned.dates]
     return tuple(sorted(found, key=lambda v: (v.start, v.end)))
 
@@ -194,9 +202,16 @@ def _tree_distances(tree: Parse, own: frozenset[int], others: frozenset[int]) ->
         path.append(tokens[path[-1]].head)
     on_path = set(path)
     found: dict[int, int] = {}
-    for step, node in enumerate(path):
-        if step:
-            found.setdefault(node, step)
+    step = 0
+    for position, node in enumerate(path):
+        # A value conjoined to another is as near the words they share as that one is:
+        # "55 percent of its undergraduates and 100 percent overall come from Mississippi".
+        if position and not (tokens[path[position - 1]].dep == "conj" and node in others):
+            step += 1
+        if position:
+            found.setdefault(node, max(1, step))
+        if node in others:
+            continue  # what hangs on another value is said of that value
         for child in tree.children(node):
             if child.index in on_path or child.index in own:
                 continue
@@ -294,6 +309,7 @@ def _frames(reading: Reading, sentence: tuple[int, int], *, parsed: bool) -> tup
         for p in relative_periods(reading.text[start:end], start)
     ]
     bases = _basis_phrases(reading.text, start, end, layout)
+    against, against_text = _against(reading.text[start:end])
     reference = _reference(layout, periods)
     frames = []
     groups = {v for v in spans if _describes_group(v)}
@@ -316,7 +332,8 @@ def _frames(reading: Reading, sentence: tuple[int, int], *, parsed: bool) -> tup
         )
         distance = layout.distances(own, others)
         wide = layout.distances(own, measured_others) if parsed else distance
-        words_ = _anchor_words(layout, distance, periods, bases)
+        counted = _counted(reading, value)
+        words_ = _anchor_words(layout, distance, periods, bases, counted)
         words_.update(_limit_words(value, spans, groups, distance))
         role = _role(layout, own)
         period = None if value.date is not None else _period(wide, periods)
@@ -334,12 +351,32 @@ def _frames(reading: Reading, sentence: tuple[int, int], *, parsed: bool) -> tup
                 period=period,
                 bases=_bases_of(value, own, wide, bases, layout),
                 role=role,
-                counted=_counted(reading, value),
+                counted=counted,
+                against=against,
+                against_text=against_text,
                 parsed=parsed,
                 spans=tuple((layout.words[i].start, layout.words[i].end) for i in sorted(own)),
             )
         )
     return tuple(frames)
+
+
+# What a comparison is taken against: the words after "times", "than", "compared to"...
+_AGAINST = re.compile(
+    r"\b(?:times|than|compared\s+(?:to|with)|versus|vs\.?|relative\s+to)\s+"
+    r"(?P<term>[^,.;:()]{1,60}?)(?=\s+(?:was|were|is|are|had|has|in|among|for|and|with)\b|[,.;:()]|$)",
+    re.IGNORECASE,
+)
+
+
+def _against(sentence: str) -> tuple[frozenset[str], str]:
+    """What the sentence's one comparison is taken against, if it makes one: its words, and
+    as written."""
+    found = list(_AGAINST.finditer(sentence))
+    if len(found) != 1:
+        return frozenset(), ""
+    term = found[0].group("term").strip()
+    return frozenset(_form(word) for word, _, _ in words(term) if is_content(word)), term
 
 
 def _counted(reading: Reading, value: Value) -> str | None:
@@ -385,7 +422,11 @@ def _anchor_words(
     distance: Mapping[int, int],
     periods: Sequence[tuple[Period, frozenset[int]]],
     bases: Sequence[_Basis],
+    counted: str | None = None,
 ) -> dict[str, float]:
+    """The content words the value is said of, each with its closeness; not the words of its
+    period and basis (slots of their own), nor the noun a count counts, which is what it is
+    rather than what it is of ("33 people" is not said of people more than "8,400 others")."""
     skip = frozenset().union(*(s for _, s in periods), *(b.words for b in bases))
     found: dict[str, float] = {}
     for index, steps in distance.items():
@@ -393,6 +434,8 @@ def _anchor_words(
         if index in skip or not is_content(word.text) or any(ch.isdigit() for ch in word.text):
             continue
         form = _form(word.text)
+        if form == counted:
+            continue
         weight = 1.0 / steps
         if weight > found.get(form, 0.0):
             found[form] = weight
@@ -414,23 +457,33 @@ def _subject(layout: _Layout, own: frozenset[int], others: frozenset[int]) -> fr
         return frozenset(found)
     tokens = tree.tokens
     node = _head(tree, own)
+    noun: int | None = None  # the nearest noun above the value, for a clause without a verb
     for _ in range(40):
         subject = _subject_of(tree, node)
         if subject is not None:
             branch = _subtree(tree, subject)
             if branch & own:
                 return frozenset()  # the value is the subject ("12% of staff left")
-            return frozenset(
-                _form(tokens[i].text)
-                for i in branch
-                if i not in others
-                and is_content(tokens[i].text)
-                and not any(ch.isdigit() for ch in tokens[i].text)
-            )
+            return _content_forms(tree, branch - others)
+        if noun is None and node not in own and tokens[node].pos in {"NOUN", "PROPN"}:
+            noun = node
         if tokens[node].head == node:
             break
         node = tokens[node].head
-    return frozenset()
+    if noun is None:
+        return frozenset()
+    # "The operating margin improved by 12%" parsed as a noun with a clause hung on it.
+    named = {noun} | {c.index for c in tree.children(noun) if c.dep in {"compound", "amod"}}
+    return _content_forms(tree, frozenset(named) - others)
+
+
+def _content_forms(tree: Parse, indices: frozenset[int]) -> frozenset[str]:
+    tokens = tree.tokens
+    return frozenset(
+        _form(tokens[i].text)
+        for i in indices
+        if is_content(tokens[i].text) and not any(ch.isdigit() for ch in tokens[i].text)
+    )
 
 
 def _subject_of(tree: Parse, node: int) -> int | None:

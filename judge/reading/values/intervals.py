@@ -27,6 +27,7 @@ _AND = re.compile(r"^\s*and\s*(?:[$€£¥]\s*)?$", re.IGNORECASE)
 _BETWEEN = re.compile(r"\bbetween\s+(?:[$€£¥]\s*)?$", re.IGNORECASE)
 _FROM = re.compile(r"\bfrom\s+(?:[$€£¥]\s*)?$", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z]+")
+_CURRENCY = re.compile(r"[$€£¥]\s?$")
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,8 @@ def find_ranges(text: str, quantities: Sequence[Quantity]) -> list[Range]:
         start = low.start
         if between_match := _BETWEEN.search(before):
             start = max(0, low.start - 40) + between_match.start()
+        elif currency := _CURRENCY.search(before):
+            start = low.start - len(currency.group(0))
         found.append(Range(low, high, text[start : high.end], start, high.end))
     return found
 

@@ -210,6 +210,18 @@ def with_limit(quantity: Quantity, text: str) -> str:
     return quantity.text
 
 
+_CURRENCY_WRITTEN_BEFORE = re.compile(r"(?:[$€£¥₹]|\b[A-Z]{3}|\bUS\$)\s?$")
+
+
+def written_start(quantity: Quantity, text: str) -> int:
+    """Where an amount begins as ``text`` writes it: at its currency sign or code ("$35.1
+    billion", "EUR 12.3 billion"); a number's own start otherwise."""
+    if not units.is_currency(quantity.unit):
+        return quantity.start
+    before = _CURRENCY_WRITTEN_BEFORE.search(text[max(0, quantity.start - 5) : quantity.start])
+    return quantity.start - len(before.group(0)) if before else quantity.start
+
+
 # A height in feet and inches, as sports writing gives it: "6-foot-4", "6-foot-four".
 _HEIGHT = re.compile(r"\w+-(?:foot|feet)-\w+", re.IGNORECASE)
 # Between the two ends of a range. After "to" the second may repeat the currency ("$50 to

@@ -168,7 +168,16 @@ def test_a_year_relative_to_another_but_wrong_is_no_derivation() -> None:
     assert outcome.finding is not Finding.DERIVED
 
 
-def test_a_conversion_or_a_computation_is_derived() -> None:
+def test_a_computation_no_restating_sentence_gives_is_derived() -> None:
+    outcome = ArithmeticCheck()(
+        "The firms employ 150 staff in total.",
+        "One employs 75 staff. The market is large. The other firm employs 75 staff.",
+    )
+    assert outcome is not None and outcome.finding is Finding.DERIVED
+    assert outcome.status is CheckStatus.NEEDS_REVIEW
+
+
+def test_a_conversion_or_a_computation_that_holds_passes_with_no_finding() -> None:
     converted = ArithmeticCheck()(
         "Returns are accepted for 3 weeks.", "Returns are accepted for 21 days."
     )
@@ -176,8 +185,8 @@ def test_a_conversion_or_a_computation_is_derived() -> None:
         "The firms employ 150 staff in total.", "One employs 75 staff, the other 75."
     )
     for outcome in (converted, computed):
-        assert outcome is not None and outcome.finding is Finding.DERIVED
-        assert outcome.status is CheckStatus.NEEDS_REVIEW
+        assert outcome is not None and outcome.finding is None
+        assert outcome.status is CheckStatus.PASSED and outcome.derivations
 
 
 def test_a_passing_check_reports_no_finding() -> None:
