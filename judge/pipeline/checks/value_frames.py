@@ -24,11 +24,13 @@ with the reason (``lexicon``), as before this check.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from judge.pipeline.checks.outcome import located
-from judge.reading import Reading, read
+from judge.reading import Reading, lexicon, read
 from judge.reading.cited import Cited
 from judge.reading.restatement import best_sentences
 from judge.reading.values import units
@@ -123,6 +125,8 @@ class ValueFrameCheck:
     def _moved(
         self, value: Value, supports: Sequence[Value], claim: Reading, evidence: Reading
     ) -> Moved | None:
+        if not _may_conflict(value, supports, claim, evidence):
+            return None  # nothing to read apart: no sentence is parsed
         mine = self._frame(claim, value)
         if mine is None:
             return None
@@ -173,6 +177,8 @@ class ValueFrameCheck:
                     continue  # said of another period or basis: not the claim's fact
                 if frame.role is Role.CHANGE and mine.role in {Role.LEVEL, Role.EARLIER}:
                     continue  # a change does not state the level the claim gives
+                if _own_words_side_with(mine, support, frame):
+                    continue
                 if elsewhere and len(mine.subject & frame.subject) <= own_subject:
                     continue
                 if mine.value.date is not None and not _heads_side_with(mine, frame, support):
@@ -200,6 +206,66 @@ class ValueFrameCheck:
             if frame.value == value:
                 return frame
         return None
+
+
+@cache
+def _signals() -> re.Pattern[str]:
+    """Words that give a value a slot to differ in: a basis, a period relative to another, a
+    change, a comparison."""
+    words = {
+        *lexicon.words("bases"),
+        *lexicon.words("frames", name="relative_period"),
+        *lexicon.words("frames", name="change"),
+        "times",
+        "than",
+        "compared",
+        "versus",
+    }
+    return re.compile(rf"(?<![\w-])(?:{lexicon.alternation(words)})(?![\w-])", re.IGNORECASE)
+
+
+def _may_conflict(
+    value: Value, supports: Sequence[Value], claim: Reading, evidence: Reading
+) -> bool:
+    """Whether the evidence could state the claim's value under another frame, read from the
+    words alone, before any sentence is parsed: both sentences give it a slot (a date, a
+    basis, a change, a comparison), or the evidence's sentences hold another value of its kind
+    to be a rival."""
+    mine = sentence_of(claim, value.start)
+    theirs = {sentence_of(evidence, v.start) for v in supports}
+    if _slotted(claim, mine) and any(_slotted(evidence, s) for s in theirs):
+        return True
+    if not _checkable(value):
+        return False
+    spans = theirs | {
+        (s.start, s.end) for s in best_sentences(claim.text[mine[0] : mine[1]], evidence, 2)
+    }
+    others = [v for v in values_of(evidence) if v not in supports and _checkable(v)]
+    return any(
+        start <= other.start < end and _kinds_agree(value, other)
+        for other in others
+        for start, end in spans
+    )
+
+
+def _slotted(reading: Reading, sentence: tuple[int, int]) -> bool:
+    start, end = sentence
+    if any(start <= d.start < end for d in reading.owned.dates):
+        return True
+    return _signals().search(reading.text, start, end) is not None
+
+
+def _kinds_agree(claim: Value, other: Value) -> bool:
+    """A rough kind, before frames: two amounts of units of one dimension (or both without
+    one), two dates."""
+    if claim.date is not None or other.date is not None:
+        return claim.date is not None and other.date is not None
+    if claim.quantity is None or other.quantity is None:
+        return False
+    return (
+        units.compatible(claim.quantity.unit, other.quantity.unit)
+        or units.dimension(claim.quantity.unit) == units.dimension(other.quantity.unit) is not None
+    )
 
 
 def slot_conflict(mine: Frame, theirs: Frame, *, role: bool = True) -> str | None:
@@ -264,6 +330,14 @@ def closeness(mine: Frame, theirs: Frame) -> float:
     if not mine.subject:
         return words
     return words + SUBJECT * len(mine.subject & theirs.subject) / len(mine.subject)
+
+
+def _own_words_side_with(mine: Frame, support: Frame, rival: Frame) -> bool:
+    """Whether a word the claim's value governs itself ("8 percent in Europe", "75 percent
+    cotton") is said of the evidence's statement of the value and not of the rival: then the
+    value is where the claim puts it, however the words further off hang."""
+    own = {w for w, weight in mine.words.items() if weight >= 1.0}
+    return bool(own & set(support.words) - set(rival.words))
 
 
 def heads(frame: Frame) -> frozenset[str]:

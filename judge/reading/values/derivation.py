@@ -30,7 +30,16 @@ from judge.reading.values.quantities import Quantity, written_start
 
 
 def _cue_pattern() -> re.Pattern[str]:
-    phrases = sorted(lexicon.words("arithmetic"), key=len, reverse=True)
+    phrases = sorted(
+        (
+            word
+            for entry in lexicon.entries("arithmetic")
+            if entry.name != "after_number"
+            for word in entry.words
+        ),
+        key=len,
+        reverse=True,
+    )
     alternatives = []
     for phrase in phrases:
         body = re.escape(phrase).replace(r"\ ", r"\s+")
@@ -118,6 +127,16 @@ def _results(pool: list[Decimal]) -> Iterator[Decimal]:
 
 # A multiple after a number: "three times as common", "a 3x rise", "a threefold increase".
 _MULTIPLE_AFTER = re.compile(r"^\s*(?:times\b|x\b|-?fold\b)", re.IGNORECASE)
+# Words right after a number (and its unit) by which the claim computes it: a multiple or a
+# difference of two evidence numbers ("three times capital expenditures", "991 metres above
+# the hut"). Not "times" of a frequency ("three times a day").
+_COMPUTES_AFTER = re.compile(
+    rf"^\s*(?:{lexicon.alternation(lexicon.words('arithmetic', name='after_number'))})"
+    r"(?![\w-])(?!\s+(?:a|an|per|each|every)\s)",
+    re.IGNORECASE,
+)
+# "2.5 points above": percentage points, where the numbers it comes from are percentages.
+_POINTS_AFTER = re.compile(r"^\s+points?\b", re.IGNORECASE)
 # Words by which a claim's percentage is a change ("rose 50%"), not a level or a share.
 _CHANGE_WORDS = re.compile(
     rf"\b(?:{lexicon.alternation(lexicon.words('frames', name='change'))})\b", re.IGNORECASE
@@ -163,7 +182,8 @@ def _derivations(claim: str, evidence: str) -> tuple[tuple[int, Derivation], ...
         if found_in(number, source.quantities):
             continue
         computed = _converted(number, source.quantities)
-        if computed is None and computes:
+        after = said.text[number.end : number.end + 40]
+        if computed is None and (computes or _COMPUTES_AFTER.match(after)):
             if pool is None:
                 pool = _operands(said, source)
             computed = _computed(number, said, pool)
@@ -220,14 +240,17 @@ def _operands(claim: Reading, evidence: Reading) -> list[Quantity]:
 def _computed(number: Quantity, claim: Reading, pool: Sequence[Quantity]) -> _Sum | None:
     multiple = bool(_MULTIPLE_AFTER.match(claim.text[number.end : number.end + 8]))
     change = number.unit == units.PERCENT and bool(_CHANGE_WORDS.search(claim.text))
-    for computed in _candidates(number, pool, multiple=multiple, change=change):
+    points = number.unit == units.POINTS or (
+        number.unit is None and bool(_POINTS_AFTER.match(claim.text[number.end : number.end + 12]))
+    )
+    for computed in _candidates(number, pool, multiple=multiple, change=change, points=points):
         if rounds_to(number, computed.result):
             return computed
     return None
 
 
 def _candidates(
-    number: Quantity, pool: Sequence[Quantity], *, multiple: bool, change: bool
+    number: Quantity, pool: Sequence[Quantity], *, multiple: bool, change: bool, points: bool
 ) -> Iterator[_Sum]:
     """The computations a claim number may be, by what it is: a multiple (a ratio), a change
     in percentage points (a difference of two percentages), a change in percent (of two
@@ -238,7 +261,7 @@ def _candidates(
             if b.value and a.unit == b.unit and a.value > b.value:
                 yield _Sum(a.value / b.value, "{0} / {1}", (a, b))
         return
-    if number.unit == units.POINTS:
+    if points:
         shares = [q for q in values if q.unit in {units.PERCENT, units.POINTS}]
         for a, b in permutations(shares, 2):
             if a.value > b.value:

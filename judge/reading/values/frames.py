@@ -28,7 +28,7 @@ measure what the parse is worth (``benchmarks/VALUES.md``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
@@ -552,19 +552,27 @@ def _period(
     distance: Mapping[int, int], periods: Sequence[tuple[Period, frozenset[int]]]
 ) -> Period | None:
     """The nearest period hanging on the value's path; none where two differ at the nearest."""
-    near: list[tuple[int, Period]] = []
-    for period, span in periods:
-        steps = [distance[i] for i in span if i in distance]
-        if steps:
-            near.append((min(steps), period))
+    near = _periods_near(distance, periods)
     if not near:
         return None
-    best = min(d for d, _ in near)
-    nearest = {p for d, p in near if d == best}
+    best = near[0][1]
+    nearest = {p for p, d in near if d == best}
     if len(nearest) > 1:
         return None
     (found,) = nearest
     return found
+
+
+def _periods_near(
+    distance: Mapping[int, int], periods: Sequence[tuple[Period, frozenset[int]]]
+) -> tuple[tuple[Period, int], ...]:
+    """Every period hanging on the value's path, nearest first, with its distance."""
+    near: list[tuple[Period, int]] = []
+    for period, span in periods:
+        steps = [distance[i] for i in span if i in distance]
+        if steps:
+            near.append((period, min(steps)))
+    return tuple(sorted(near, key=lambda item: (item[1], item[0].start)))
 
 
 @dataclass(frozen=True)
@@ -674,17 +682,26 @@ def _role(layout: _Layout, own: frozenset[int]) -> Role:
         changed = word_form(tokens[governor].text) in changes
         if preposition in _EARLIER:
             return Role.EARLIER
-        if changed and preposition in {"by", "of"}:
+        if changed and preposition in {"by", "of"} and _change_near(layout, own):
             return Role.CHANGE
         if preposition in {"to", "at"} or (preposition == "of" and tokens[governor].pos == "NOUN"):
             return Role.LEVEL
         return Role.UNKNOWN
     if word_form(tokens[parent].text) in changes:
-        return Role.CHANGE
+        return Role.CHANGE if _change_near(layout, own) else Role.UNKNOWN
     if tokens[head].dep in _LEVEL_DEPS:
         return Role.LEVEL
     return Role.UNKNOWN
 
 
-def words_of(frames: Iterable[Frame]) -> frozenset[str]:
-    return frozenset(w for frame in frames for w in frame.words)
+# How many words from a value its change word stands ("grew 12%", "an increase of 83%", "a
+# 12% rise", "up 8%"): a parse that hangs the value on a change word further off is not
+# trusted to have read a change.
+_CHANGE_REACH = 3
+
+
+def _change_near(layout: _Layout, own: frozenset[int]) -> bool:
+    changes = _change_forms()
+    first, last = min(own), max(own)
+    near = layout.words[max(0, first - _CHANGE_REACH) : last + 1 + _CHANGE_REACH]
+    return any(w.index not in own and word_form(w.text) in changes for w in near)

@@ -145,12 +145,20 @@ def _relative_years() -> dict[str, int]:
     }
 
 
+# Words before a relative period that make it the base of a change, not a value's period.
+_COMPARED_FROM = re.compile(
+    r"\b(?:from|over|than|versus|vs\.?|since|compared\s+(?:with|to))\s+$", re.IGNORECASE
+)
+
+
 def relative_periods(text: str, offset: int = 0) -> list[Period]:
     """The periods ``text`` names relative to its own ("compared with $1.05 a year earlier",
     "the prior-year quarter"), with offsets shifted by ``offset``."""
     years = _relative_years()
     found = []
     for match in _relative_pattern().finditer(text):
+        if _COMPARED_FROM.search(text[max(0, match.start() - 20) : match.start()]):
+            continue  # "rose 50% from a year earlier": what a change is taken from
         key = " ".join(match.group(0).casefold().replace("-", " ").split())
         step = years.get(key, years.get(" ".join(match.group(0).casefold().split()), -1))
         found.append(

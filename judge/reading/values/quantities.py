@@ -158,7 +158,8 @@ def _period_words() -> tuple[dict[str, str], frozenset[str]]:
 
 _PERIODS, _NOT_A_RATE = _period_words()
 _PERIOD_AFTER = re.compile(
-    r"^\s*(?:(?:a|an|per|each|every)\s+|/\s*)"
+    # "$12 per user per month": the rate's period after what it is per.
+    r"^\s*(?:per\s+[a-z]+\s+)?(?:(?:a|an|per|each|every)\s+|/\s*)"
     r"(?P<unit>"
     + "|".join(sorted((w for w in _PERIODS if not w.endswith("ly")), key=len, reverse=True))
     + r")\b"
