@@ -74,6 +74,14 @@ class Cited:
 
 
 _SPACE = re.compile(r"\s+")
+# Characters the normalisation writes one way that a text may write another.
+_LOOSE = {"-": "[-‐‑‒–—−]", "'": "['’‘`]", '"': '["“”]'}
+
+
+def _loose(part: str) -> str:
+    return "".join(_LOOSE.get(ch, re.escape(ch)) for ch in part)
+
+
 # How far from where it should stand a span's text is looked for.
 _REACH = 400
 
@@ -87,9 +95,7 @@ def locate_in(raw: str, normalised: str, start: int, end: int) -> tuple[int, int
         return None
     start += len(normalised[start:end]) - len(normalised[start:end].lstrip())
     expected = start * len(raw) // max(1, len(normalised))
-    pattern = re.compile(
-        r"\s+".join(re.escape(part) for part in _SPACE.split(wanted)), re.IGNORECASE
-    )
+    pattern = re.compile(r"\s+".join(_loose(part) for part in _SPACE.split(wanted)), re.IGNORECASE)
     low = max(0, expected - _REACH)
     best: tuple[int, int] | None = None
     for match in pattern.finditer(raw, low, min(len(raw), expected + len(wanted) + _REACH)):

@@ -15,6 +15,7 @@ from judge.reading import Reading, read
 from judge.reading.cited import Cited
 from judge.reading.restatement import Grain, restatements, wanted_forms
 from judge.reading.values.dates import DateMention, ImpliedDate, evidence_years, implied_dates
+from judge.reading.values.quantities import Quantity
 from judge.schemas import CheckOutcome, CheckStatus, Finding, Label
 
 
@@ -204,7 +205,12 @@ class _Evidence:
     @classmethod
     def of(cls, reading: Reading) -> _Evidence:
         found = list(reading.dates)
-        return cls(found, evidence_years(reading.text, found), implied_dates(reading.text, found))
+        evidence = cls(
+            found, evidence_years(reading.text, found), implied_dates(reading.text, found)
+        )
+        evidence.language = reading.language
+        evidence.numbers = reading.quantities
+        return evidence
 
     def __init__(
         self, mentions: list[DateMention], years: set[int], implied: list[ImpliedDate]
@@ -216,6 +222,8 @@ class _Evidence:
         # naming one goes to review. Those the words orient are computed (``implied_dates``).
         self.implied = {i.date.year for i in implied if i.date.year is not None and not i.sure}
         self.named_years = {m.year for m in mentions if m.year is not None}
+        self.language = "en"
+        self.numbers: tuple[Quantity, ...] = ()
         self.weekdays = {m.weekday for m in mentions if m.weekday is not None}
         self.weekdays.update(
             weekday
@@ -249,6 +257,12 @@ class _Evidence:
                 return True
             if other.year is None and claim.year in self.years:
                 return True
+        if self.language != "en" and claim.year is None:
+            # Evidence in another language names quarters in its own words ("terceiro
+            # trimestre"): the quarter's number, read there as a number, bears it out.
+            return any(
+                q.value == (claim.quarter or claim.half) and not q.unit for q in self.numbers
+            )
         if claim.fiscal or claim.year is None:
             return False
         months = _months_of(claim)

@@ -23,7 +23,7 @@ from decimal import Decimal
 
 from judge.pipeline.checks.outcome import conflicting, located, missing, passed
 from judge.reading import Reading, read
-from judge.reading.cited import Cited
+from judge.reading.cited import Cited, locate_in
 from judge.reading.restatement import Grain, best_sentences, restatements, wanted_forms
 from judge.reading.values import units
 from judge.reading.values.derivation import (
@@ -129,7 +129,7 @@ def range_conflicts(
             None,
         )
         if other is not None:
-            conflicts.append((mine.text, other.text))
+            conflicts.append((_as_claimed(claim, mine.start, mine.end), other.text))
             places.append(((mine.start, mine.end), (other.start, other.end)))
             handled.update((mine.low.start, mine.high.start))
     in_ranges = {q.start for r in claim.ranges for q in (r.low, r.high)}
@@ -153,6 +153,42 @@ def range_conflicts(
             places.append(((number.start, number.end), (other.start, other.end)))
             handled.add(number.start)
     return conflicts, handled, places
+
+
+def rival_ranges(
+    unstated_numbers: Sequence[Quantity], claim: Reading, evidence: Reading
+) -> list[tuple[Range, Range]]:
+    """Each claim range the evidence states neither end of, with the range of the same unit
+    that the evidence sentences matching the claim best give in its place ("between 8.1 and
+    12.3 percent" where the evidence's estimate ranged from 2.49% to 4.16%)."""
+    found = []
+    spans: list[tuple[int, int]] | None = None
+    for mine in claim.ranges:
+        if not (
+            any(q is mine.low for q in unstated_numbers)
+            and any(q is mine.high for q in unstated_numbers)
+        ):
+            continue
+        if spans is None:
+            spans = [(s.start, s.end) for s in best_sentences(claim.text, evidence)]
+        other = next(
+            (
+                theirs
+                for theirs in evidence.ranges
+                if theirs.high.unit == mine.high.unit
+                and any(start <= theirs.start and theirs.end <= end for start, end in spans)
+            ),
+            None,
+        )
+        if other is not None:
+            found.append((mine, other))
+    return found
+
+
+def _as_claimed(claim: Reading, start: int, end: int) -> str:
+    """A span of the claim's reading as the claim writes it ("3–7", not the "3-7" it reads)."""
+    found = locate_in(claim.raw, claim.text, start, end)
+    return claim.raw[found[0] : found[1]] if found else claim.text[start:end]
 
 
 def _same_range(mine: Range, theirs: Range) -> bool:
@@ -314,6 +350,11 @@ class NumberCheck:
         spans = unstated(
             [q for q in wanted if not _duration(q)], source.quantities, computes=computes
         ) + unstated([q for q in wanted if _duration(q)], _not_clock(source), computes=computes)
+        for mine, theirs in rival_ranges(spans, said, source):
+            conflicts.append((_as_claimed(said, mine.start, mine.end), theirs.text))
+            places.append(((mine.start, mine.end), (theirs.start, theirs.end)))
+            written.append(mine.text)
+            spans = [q for q in spans if not mine.holds(q)]
         for q in sorted(spans, key=lambda q: q.start):
             if named_in(q, said, source):
                 continue

@@ -208,7 +208,7 @@ def _tree_distances(tree: Parse, own: frozenset[int], others: frozenset[int]) ->
         # "55 percent of its undergraduates and 100 percent overall come from Mississippi".
         if position and not (tokens[path[position - 1]].dep == "conj" and node in others):
             step += 1
-        if position:
+        if position and node not in others:
             found.setdefault(node, max(1, step))
         if node in others:
             continue  # what hangs on another value is said of that value
