@@ -8,6 +8,7 @@ attributes. A judge offers an ability by having the method.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from judge.schemas import CheckOutcome, Claim
@@ -84,6 +85,23 @@ class Check(Protocol):
     name: str
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None: ...
+
+
+@runtime_checkable
+class PassageCheck(Protocol):
+    """A check that reads the cited passages as passages: each (id, text) in citation order.
+    A finding it reports names the claim's span (offsets into the claim) and the evidence's
+    (a passage id and offsets into that passage's text). The pipeline calls
+    ``check_passages``; ``__call__`` reads one text as one passage without an id.
+    """
+
+    name: str
+
+    def __call__(self, claim: str, evidence: str) -> CheckOutcome | None: ...
+
+    def check_passages(
+        self, claim: str, passages: Sequence[tuple[str, str]]
+    ) -> CheckOutcome | None: ...
 
 
 class Usage(Protocol):

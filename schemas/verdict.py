@@ -75,6 +75,17 @@ class Finding(StrEnum):
     DERIVED = "derived"
 
 
+class EvidenceSpan(BaseModel):
+    """A span of a passage a verdict relies on (character offsets into the passage text)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    passage_id: str
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str
+
+
 class CheckOutcome(BaseModel):
     """The result of one deterministic check on one claim."""
 
@@ -89,17 +100,14 @@ class CheckOutcome(BaseModel):
     evidence_sentence: str = ""
     # What kind of failure it was, where the check tells (a failed value check always does).
     finding: Finding | None = None
-
-
-class EvidenceSpan(BaseModel):
-    """A span of a passage a verdict relies on (character offsets into the passage text)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    passage_id: str
-    start: int = Field(ge=0)
-    end: int = Field(ge=0)
-    text: str
+    # The claim's value a finding is about (offsets into the claim text) and the evidence span
+    # it was read against (a passage id and offsets into that passage), where the check reads
+    # values: a conflict names the evidence's own statement of the value.
+    claim_span: CharSpan | None = None
+    evidence_span: EvidenceSpan | None = None
+    # Values of the claim the evidence does not state but gives by exact arithmetic, each with
+    # its computation ("2.4 percentage points = 18.5% − 16.1%").
+    derivations: tuple[str, ...] = ()
 
 
 class JudgeTrace(BaseModel):

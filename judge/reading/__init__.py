@@ -16,8 +16,12 @@ __all__ = ["Reading", "read", "warm_up"]
 
 
 def warm_up() -> None:
-    """Load what the first reading would: the language identifier's model, the CLDR data and
-    the compiled patterns, so that a service's first request is not the one that waits."""
+    """Load what the first reading would: the language identifier's model, the CLDR data, the
+    compiled patterns and the English parser (its files checked against their recorded
+    digests), so that a service's first request is not the one that waits."""
+    from judge.reading.syntax import load_parser
+
+    load_parser()
     for text in (
         "The refund takes 30 days from 3 May 2024 at 9 a.m.",
         "Die Frist beträgt 30 Tage.",

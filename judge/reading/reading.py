@@ -18,6 +18,7 @@ from judge.reading.normalise import Normalised, for_checking
 from judge.reading.ranking import SentenceIndex
 from judge.reading.values.dates import DateMention, find_dates
 from judge.reading.values.identifiers import Identifier, find_identifiers
+from judge.reading.values.intervals import Range, find_ranges
 from judge.reading.values.links import Address, Email, find_addresses, find_emails
 from judge.reading.values.names import NameForms, NameRun, name_forms, name_runs
 from judge.reading.values.owners import Owned, assign
@@ -126,6 +127,11 @@ class Reading:
         """The numbers the text states as numbers: owned by no other value, and used as
         numbers, not as words or names ("one of", "3D")."""
         return tuple(q for q in self.owned.quantities if q.checkable)
+
+    @cached_property
+    def ranges(self) -> tuple[Range, ...]:
+        """The ranges the text's numbers state ("3-5%", "between 3 and 5 percent")."""
+        return tuple(find_ranges(self.text, self.owned.quantities))
 
     @cached_property
     def mentions(self) -> tuple[Mention, ...]:

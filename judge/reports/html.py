@@ -372,7 +372,20 @@ def _check_data(outcome: CheckOutcome) -> dict[str, Any]:
         "label": "" if outcome.label is None else LABEL_MARKERS[outcome.label].text,
         "detail": outcome.detail,
         "missing": list(outcome.missing),
+        "derivations": list(outcome.derivations),
+        "span": _finding_span(outcome),
     }
+
+
+def _finding_span(outcome: CheckOutcome) -> str:
+    """Where a finding stands: the claim's offsets and the evidence passage's, as the
+    response gives them ("claim [24:37], S1 [41:54] '$35.1 billion'")."""
+    parts = []
+    if outcome.claim_span is not None:
+        parts.append(f"claim [{outcome.claim_span.start}:{outcome.claim_span.end}]")
+    if (span := outcome.evidence_span) is not None:
+        parts.append(f"{span.passage_id or 'evidence'} [{span.start}:{span.end}] {span.text!r}")
+    return ", ".join(parts)
 
 
 def _evidence_data(verdict: ClaimVerdict, passages: dict[str, Passage]) -> list[dict[str, Any]]:

@@ -200,6 +200,16 @@ SCRIPT = """
       });
       item.append(")");
     }
+    if (check.span) item.append(" \u2014 at " + check.span);
+    if (check.derivations.length) {
+      const computed = el("ul", "derivations");
+      check.derivations.forEach((derivation) => {
+        const line = el("li");
+        line.append("computed: ", el("code", null, derivation));
+        computed.append(line);
+      });
+      item.append(computed);
+    }
     return item;
   }
 

@@ -615,3 +615,30 @@ def test_write_report_creates_a_utf8_file(tmp_path: Path) -> None:
     assert text == render_report(req, resp)
     assert text.startswith("<!DOCTYPE html>")
     assert "sentence without a claim" in text
+
+
+def test_a_check_shows_its_derivations_and_the_spans_of_its_finding() -> None:
+    answer = "The margin widened by 2.4 percentage points [S1]."
+    claim = verdict("c1", Label.SUPPORTED, span=(0, len(answer)), citations=("S1",))
+    claim.checks = [
+        CheckOutcome(
+            check="arithmetic",
+            status=CheckStatus.PASSED,
+            detail="computed",
+            derivations=("2.4 percentage points = 18.5% − 16.1%",),
+        ),
+        CheckOutcome(
+            check="value_frames",
+            status=CheckStatus.FAILED,
+            label=Label.CONTRADICTED,
+            claim_span=CharSpan(start=22, end=43),
+            evidence_span=EvidenceSpan(passage_id="S1", start=33, end=38, text="16.1%"),
+        ),
+    ]
+    html = render_report(
+        request(answer, {"S1": "The margin improved from 16.1% to 18.5%."}), response(claim)
+    )
+    (shown,) = data(html)["records"]["record-1"]["claims"]
+    computed, framed = shown["checks"]
+    assert computed["derivations"] == ["2.4 percentage points = 18.5% − 16.1%"]
+    assert framed["span"] == "claim [22:43], S1 [33:38] '16.1%'"

@@ -17,7 +17,15 @@ from judge.eval.report import build_report
 from judge.eval.report import render as eval_render
 from judge.reports.console import fitted_tables, make_console, printable
 from judge.reports.terminal import render_table
-from judge.schemas import Action, Claim, ClaimVerdict, Label, VerifyResponse
+from judge.schemas import (
+    Action,
+    CheckOutcome,
+    CheckStatus,
+    Claim,
+    ClaimVerdict,
+    Label,
+    VerifyResponse,
+)
 
 HOSTILE = "Run the tool in [local] mode [S1] [red]flag[/red] :smile: \x1b[31mred\x1b[0m \u202eevil"
 
@@ -188,3 +196,20 @@ def test_redteam_report_escapes_cases_and_fits(
     assert "must-block case PASSED: injection/[red]x[/red]" in text
     if columns == 120:  # narrower tables fold the cells over lines
         assert ":smile: [bold]why[/bold]" in text and "pass \\x1b[2J" in text
+
+
+def test_verdict_table_shows_each_computed_value_with_its_computation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("COLUMNS", "400")
+    response = _response("The margin widened by 2.4 percentage points.", "passed the checks")
+    response.verdicts[0].checks = [
+        CheckOutcome(
+            check="arithmetic",
+            status=CheckStatus.PASSED,
+            derivations=("2.4 percentage points = 18.5% − 16.1%",),
+        )
+    ]
+    out = io.StringIO()
+    render_table(response, out)
+    assert "computed: 2.4 percentage points = 18.5% − 16.1%" in out.getvalue()

@@ -16,6 +16,7 @@ from judge.pipeline.checks.numbers import NumberCheck
 from judge.pipeline.checks.polarity import PolarityCheck
 from judge.pipeline.checks.quotes import QuoteCheck
 from judge.pipeline.checks.times import TimeCheck
+from judge.pipeline.checks.value_frames import ValueFrameCheck
 from judge.pipeline.screens.stuffing import detect_citation_stuffing, over_cap
 from judge.protocols import Check
 
@@ -34,6 +35,7 @@ __all__ = [
     "PolarityCheck",
     "QuoteCheck",
     "TimeCheck",
+    "ValueFrameCheck",
     "default_checks",
     "detect_citation_stuffing",
     "over_cap",
@@ -62,6 +64,7 @@ def default_checks() -> list[Check]:
         LookalikeCheck(),
         MarkupCheck(),
         ArithmeticCheck(),
+        ValueFrameCheck(),
         NumberPlacementCheck(),
         NameCheck(),
         HedgeCheck(),

@@ -21,11 +21,18 @@ import re
 from collections.abc import Sequence
 from decimal import Decimal
 
-from judge.pipeline.checks.outcome import conflicting, missing, passed
+from judge.pipeline.checks.outcome import conflicting, located, missing, passed
 from judge.reading import Reading, read
+from judge.reading.cited import Cited, locate_in
 from judge.reading.restatement import Grain, best_sentences, restatements, wanted_forms
 from judge.reading.values import units
-from judge.reading.values.derivation import arithmetic_cue, by_arithmetic, by_conversion
+from judge.reading.values.derivation import (
+    arithmetic_cue,
+    by_arithmetic,
+    by_conversion,
+    derivations,
+)
+from judge.reading.values.intervals import Range
 from judge.reading.values.matching import found_in, rounds_to, same_quantity
 from judge.reading.values.quantities import Quantity, with_limit
 from judge.reading.values.slots import kind
@@ -86,6 +93,106 @@ def score_conflicts(claim: Reading, evidence: Reading) -> list[tuple[str, str]]:
         if other is not None:
             conflicts.append((score.text, other.text))
     return conflicts
+
+
+Place = tuple[tuple[int, int], tuple[int, int] | None]  # a claim span, the evidence's span
+
+
+def range_conflicts(
+    claim: Reading, evidence: Reading
+) -> tuple[list[tuple[str, str]], set[int], list[Place]]:
+    """The claim's ranges and values that the evidence states as another range: a range with
+    one end of an evidence range and another end ("2.5 to 20 mg" where the evidence's range is
+    "2.5 to 5 mg"), and a value that is only an end of an evidence range ("$6.30" where the
+    evidence gives "$6.10 to $6.30": a range is not its maximum). With the offsets of the
+    claim's numbers they account for, and where each conflict stands in the two texts."""
+    stated = evidence.ranges
+    if not stated:
+        return [], set(), []
+    conflicts: list[tuple[str, str]] = []
+    places: list[Place] = []
+    handled: set[int] = set()
+    ends = {id(q) for r in stated for q in (r.low, r.high)}
+    points = [q for q in evidence.quantities if id(q) not in ends]
+    for mine in claim.ranges:
+        if any(_same_range(mine, theirs) for theirs in stated):
+            handled.update((mine.low.start, mine.high.start))
+            continue
+        if mine.low.approx or mine.high.approx:
+            continue  # "between about 10 and 20 percent": a rough range, read end by end
+        other = next(
+            (
+                theirs
+                for theirs in stated
+                if same_quantity(mine.low, theirs.low) or same_quantity(mine.high, theirs.high)
+            ),
+            None,
+        )
+        if other is not None:
+            conflicts.append((_as_claimed(claim, mine.start, mine.end), other.text))
+            places.append(((mine.start, mine.end), (other.start, other.end)))
+            handled.update((mine.low.start, mine.high.start))
+    in_ranges = {q.start for r in claim.ranges for q in (r.low, r.high)}
+    for number in claim.numbers:
+        if number.start in in_ranges or number.bound is not None or found_in(number, points):
+            continue
+        if number.unit is None or number.ordinal or number.approx:
+            continue  # a bare count or a rough value may be the end it names
+        if units.dimension(number.unit) == "time":
+            continue  # "refunds take 7 days" for "5 to 7 days": a time is said by its longest
+        other = next(
+            (
+                theirs
+                for theirs in stated
+                if same_quantity(number, theirs.low) or same_quantity(number, theirs.high)
+            ),
+            None,
+        )
+        if other is not None:
+            conflicts.append((number.text, other.text))
+            places.append(((number.start, number.end), (other.start, other.end)))
+            handled.add(number.start)
+    return conflicts, handled, places
+
+
+def rival_ranges(
+    unstated_numbers: Sequence[Quantity], claim: Reading, evidence: Reading
+) -> list[tuple[Range, Range]]:
+    """Each claim range the evidence states neither end of, with the range of the same unit
+    that the evidence sentences matching the claim best give in its place ("between 8.1 and
+    12.3 percent" where the evidence's estimate ranged from 2.49% to 4.16%)."""
+    found = []
+    spans: list[tuple[int, int]] | None = None
+    for mine in claim.ranges:
+        if not (
+            any(q is mine.low for q in unstated_numbers)
+            and any(q is mine.high for q in unstated_numbers)
+        ):
+            continue
+        if spans is None:
+            spans = [(s.start, s.end) for s in best_sentences(claim.text, evidence)]
+        other = next(
+            (
+                theirs
+                for theirs in evidence.ranges
+                if theirs.high.unit == mine.high.unit
+                and any(start <= theirs.start and theirs.end <= end for start, end in spans)
+            ),
+            None,
+        )
+        if other is not None:
+            found.append((mine, other))
+    return found
+
+
+def _as_claimed(claim: Reading, start: int, end: int) -> str:
+    """A span of the claim's reading as the claim writes it ("3–7", not the "3-7" it reads)."""
+    found = locate_in(claim.raw, claim.text, start, end)
+    return claim.raw[found[0] : found[1]] if found else claim.text[start:end]
+
+
+def _same_range(mine: Range, theirs: Range) -> bool:
+    return same_quantity(mine.low, theirs.low) and same_quantity(mine.high, theirs.high)
 
 
 # A count the claim tallies itself: the items it lists after the counted noun ("four main
@@ -221,31 +328,49 @@ class NumberCheck:
     lexicon: tuple[str, ...] = ()  # digits, codes and characters: every language
 
     def __call__(self, claim: str, evidence: str) -> CheckOutcome | None:
+        return self.check_passages(claim, [("", evidence)])
+
+    def check_passages(
+        self, claim: str, passages: Sequence[tuple[str, str]]
+    ) -> CheckOutcome | None:
         said = read(claim)
         if not said.numbers:
             return None
-        source = read(evidence)
+        cited = Cited(passages)
+        source, evidence = cited.reading, cited.text
         wanted = [q for q in said.numbers if not tallied(q, said)]
         computes = arithmetic_cue(said.folded) is not None
+        derived = derivations(claim, evidence)
+        wanted = [q for q in wanted if q.start not in derived]  # the arithmetic check's
         absent: list[str] = []
-        conflicts: list[tuple[str, str]] = []
-        written: list[str] = []  # the claim's values in conflict, as its text has them
+        unread: list[Place] = []  # where each absent number stands in the claim
+        conflicts, ranged, places = range_conflicts(said, source)
+        written: list[str] = [mine for mine, _ in conflicts]  # the claim's values in conflict
+        wanted = [q for q in wanted if q.start not in ranged]
         spans = unstated(
             [q for q in wanted if not _duration(q)], source.quantities, computes=computes
         ) + unstated([q for q in wanted if _duration(q)], _not_clock(source), computes=computes)
+        for mine, theirs in rival_ranges(spans, said, source):
+            conflicts.append((_as_claimed(said, mine.start, mine.end), theirs.text))
+            places.append(((mine.start, mine.end), (theirs.start, theirs.end)))
+            written.append(mine.text)
+            spans = [q for q in spans if not mine.holds(q)]
         for q in sorted(spans, key=lambda q: q.start):
             if named_in(q, said, source):
                 continue
             if (other := rival(q, said, source)) is not None:
                 conflicts.append(_as_written(q, other, said, source))
+                places.append(((q.start, q.end), (other.start, other.end)))
                 written.append(q.text)
             else:
                 absent.append(q.text)
+                unread.append(((q.start, q.end), None))
         for q in wanted:
             if q.text in absent or q.text in written:
                 continue
             if (other := kind_conflict(q, said, source)) is not None:
                 conflicts.append(_as_written(q, other, said, source))
+                places.append(((q.start, q.end), (other.start, other.end)))
                 written.append(q.text)
         for score, other_score in score_conflicts(said, source):
             conflicts.append((score, other_score))
@@ -253,7 +378,7 @@ class NumberCheck:
         how = "compared as values of the same kind, allowing only rounding to the claim's precision"
         if conflicts:
             span = restating_sentence(said, source)
-            return conflicting(
+            outcome = conflicting(
                 self.name,
                 Label.NUMBER_MISMATCH,
                 "Numbers",
@@ -263,6 +388,16 @@ class NumberCheck:
                 sentence=source.text[span[0] : span[1]] if span else "",
                 written=written,
             )
+            return _placed(outcome, claim, cited, places)
         if absent:
-            return missing(self.name, Label.NUMBER_MISMATCH, "Numbers", absent, how=how)
+            outcome = missing(self.name, Label.NUMBER_MISMATCH, "Numbers", absent, how=how)
+            return _placed(outcome, claim, cited, unread)
         return passed(self.name, "Every number of the claim was")
+
+
+def _placed(outcome: CheckOutcome, claim: str, cited: Cited, places: list[Place]) -> CheckOutcome:
+    """The outcome with the spans of its first finding (a score's are not kept)."""
+    if not places:
+        return outcome
+    mine, theirs = places[0]
+    return located(outcome, claim, mine, cited, theirs)

@@ -4,12 +4,43 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judge.schemas import CheckOutcome, CheckStatus, Finding, Label
+from judge.reading import read
+from judge.reading.cited import Cited, locate_in
+from judge.schemas import CharSpan, CheckOutcome, CheckStatus, EvidenceSpan, Finding, Label
 
 
-def passed(check: str, what: str) -> CheckOutcome:
+def located(
+    outcome: CheckOutcome,
+    claim: str,
+    claim_at: tuple[int, int] | None,
+    cited: Cited,
+    evidence_at: tuple[int, int] | None = None,
+) -> CheckOutcome:
+    """``outcome`` with the spans of its finding put back in the texts as given: ``claim_at``
+    (offsets into the claim's reading) as offsets into the claim, and ``evidence_at`` (into
+    the reading of the cited passages) as a passage id and offsets into that passage."""
+    update: dict[str, object] = {}
+    if claim_at is not None:
+        found = locate_in(claim, read(claim).text, *claim_at)
+        if found is not None:
+            update["claim_span"] = CharSpan(start=found[0], end=found[1])
+    if evidence_at is not None and (where := cited.locate(*evidence_at)) is not None:
+        update["evidence_span"] = EvidenceSpan(
+            passage_id=where.passage_id, start=where.start, end=where.end, text=where.text
+        )
+    return outcome.model_copy(update=update) if update else outcome
+
+
+def passed(check: str, what: str, derivations: Sequence[str] = ()) -> CheckOutcome:
+    """A pass; values the evidence gives only by arithmetic are named with their computation."""
+    detail = f"{what} found in the cited evidence"
+    if derivations:
+        detail += "; computed from it: " + "; ".join(derivations)
     return CheckOutcome(
-        check=check, status=CheckStatus.PASSED, detail=f"{what} found in the cited evidence"
+        check=check,
+        status=CheckStatus.PASSED,
+        detail=detail,
+        derivations=tuple(dict.fromkeys(derivations)),
     )
 
 

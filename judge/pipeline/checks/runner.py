@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from judge.pipeline.align import Alignment, AlignmentStatus
 from judge.pipeline.entail.pointers import check_pointer
 from judge.pipeline.ledger import passages_text
-from judge.protocols import Check
+from judge.protocols import Check, PassageCheck
 from judge.reading import read
 from judge.reading.languages import pair, reads
 from judge.schemas import (
@@ -50,7 +50,10 @@ def pre_judge(
             outcomes.append(skipped)
             continue
         try:
-            outcome = check(claim.text, evidence)
+            if isinstance(check, PassageCheck):
+                outcome = check.check_passages(claim.text, [(p.id, p.text) for p in passages])
+            else:
+                outcome = check(claim.text, evidence)
             pointer = _pointer(outcome, passages)
         except Exception as exc:
             error = f"check {check.name} failed: {type(exc).__name__}: {exc}"

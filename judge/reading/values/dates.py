@@ -90,11 +90,42 @@ _DECADE_WORDS = "|".join(sorted(_DECADES, key=len, reverse=True))
 _CENTURIES = {"eighteen": 1800, "nineteen": 1900, "twenty": 2000}
 _CENTURY_WORDS = "|".join(_CENTURIES)
 _MONTH_CUES = "|".join(sorted(lexicon.words("calendar", name="month_cue"), key=len, reverse=True))
+# Quarters and halves of a year, in words ("the third quarter of fiscal 2024") and in shorthand
+# ("Q3 2024", "3Q24", "H1 2024", "1H24"), and fiscal years ("FY2022", "fiscal 2022").
+_ORDINALS = {
+    word: int(entry.value)
+    for entry in lexicon.entries("number_words")
+    if entry.name == "ordinal" and int(entry.value) <= 4
+    for word in entry.words
+}
+_QUARTER_WORD = "|".join(sorted(_ORDINALS, key=len, reverse=True))
+_HALF_WORD = "|".join(w for w, n in _ORDINALS.items() if n <= 2)
+_FISCAL = lexicon.alternation(lexicon.words("calendar", name="fiscal_cue"))
+# The year of a quarter or half: four digits, or two after "FY" or an apostrophe.
+_PERIOD_YEAR = (
+    rf"(?:(?P<pfiscal>{_FISCAL})\s?'?(?P<fyear>(?:19|20)\d{{2}}|\d{{2}})"
+    r"|'(?P<short>\d{2})|(?P<pyear>(?:19|20)\d{2}))(?![\d%]|\.\d|,\d)"
+)
+_DECADE_PARTS = {
+    word: entry.value
+    for entry in lexicon.entries("calendar")
+    if entry.name == "decade_part"
+    for word in entry.words
+}
+_PART = "(?P<part>" + lexicon.alternation(_DECADE_PARTS) + ")"
+_ERAS = {
+    word: int(entry.value)
+    for entry in lexicon.entries("calendar")
+    if entry.name == "era"
+    for word in entry.words
+}
+_ERA_FIRST = lexicon.alternation(lexicon.words("calendar", name="era_first_year"))
 # Most specific first: a span taken by one pattern is not read again by a later one.
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
-        ("iso", rf"(?<![\d.]){_YEAR}[-/](?P<month>[01]?\d)[-/](?P<day>[0-3]?\d)(?!\d|\.\d)"),
+        ("iso", rf"(?<![\d.]){_YEAR}(?P<sep>[-/.])(?P<month>[01]?\d)(?P=sep)(?P<day>[0-3]?\d)"
+                r"(?!\d|\.\d)"),
         ("numeric", rf"(?<![\d.])(?P<a>[0-3]?\d)[/.-](?P<b>[0-3]?\d)[/.-]{_YEAR}{_END}"),
         # News datelines give a weekday and a two-digit year: "Fri 15 Feb 19".
         ("dateline", rf"\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?,?\s+{_DAY}\s+"
@@ -108,9 +139,30 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("day_word_month", rf"\b{_WD}the\s+{_DAY_WORD}\s+of\s+{_MON}(?:,?\s+{_YEAR})?{_END}"),
         ("day_month", rf"\b{_WD}(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?{_END}"),
         ("month_day", rf"\b{_WD}{_MON}\s+{_DAY}(?![\d:])(?:,?\s+{_YEAR})?{_END}"),
+        # "Q3 2024", "Q3 FY24", "Q3'24", "Q3" alone; "3Q24", "3Q 2024"; "H1 2024", "1H24".
+        ("quarter", rf"\bQ(?P<quarter>[1-4])(?:[\s-]?{_PERIOD_YEAR}|(?![\w-]))"),
+        ("quarter", rf"\b(?P<quarter>[1-4])Q(?:(?P<glued>\d{{2}})(?![\d%])|[\s-]?{_PERIOD_YEAR})"),
+        ("half", rf"\bH(?P<half>[12])(?:[\s-]?{_PERIOD_YEAR}|(?![\w-]))"),
+        ("half", rf"\b(?P<half>[12])H(?:(?P<glued>\d{{2}})(?![\d%])|[\s-]?{_PERIOD_YEAR})"),
+        # "the third quarter of fiscal 2024", "third-quarter 2024", "fiscal third quarter",
+        # "the third quarter" (its year left to the context); "the first half of 2023".
+        ("quarter", rf"\b(?:(?P<fiscal_before>{_FISCAL})\s+)?(?P<quarter_word>{_QUARTER_WORD})"
+                    rf"[\s-]+quarter\b(?:,?\s+(?:of\s+)?{_PERIOD_YEAR})?"),
+        ("half", rf"\b(?:(?P<fiscal_before>{_FISCAL})\s+)?(?P<half_word>{_HALF_WORD})[\s-]+half"
+                 rf"(?:\s+of|-)\s*{_PERIOD_YEAR}"),
+        # "Heisei 31", "Reiwa 2", "Heisei gannen": a Japanese era year.
+        ("era", rf"\b(?P<era>{lexicon.alternation(_ERAS)})\s+(?P<era_year>\d{{1,2}}|{_ERA_FIRST})"
+                r"(?![\d%]|\.\d)"),
         ("month_year", rf"\b{_MON},?\s+(?:of\s+)?{_YEAR}{_END}"),
         # A fiscal year is read as the year it is named by: "FY2021", "FY 21", "FY'21".
         ("fiscal_year", r"\bFY\s?'?(?P<fy>(?:19|20)\d{2}|\d{2})(?![\d%]|\.\d|,\d)"),
+        ("fiscal_year", rf"\b(?:{_FISCAL})[\s-]+(?P<fy>(?:19|20)\d{{2}})(?![\d%]|\.\d|,\d)"),
+        # "the early 1920s", "mid-1950s", "the late '30s", "the early 20th century".
+        ("decade_part", rf"\b(?:the\s+)?{_PART}[\s-]+(?:(?P<decade>1\d{{2}}0|20\d0)(?:\s?'s|s)"
+                   r"|'?(?P<decade_s>[1-9]0)'?s)\b"),
+        ("century_part", rf"\b(?:the\s+)?{_PART}[\s-]+(?:(?P<century>[1-9]|1\d|2[01])"
+                         rf"(?:st|nd|rd|th)|{_DAY_WORD})[\s-]+century\b"
+                         r"(?!\s*(?:BCE?\b|B\.C\.))"),
         # "The 19th century", "nineteenth-century"; not "its second century", nor one BC.
         ("century", rf"\b(?:(?P<century>[1-9]|1\d|2[01])(?:st|nd|rd|th)|{_DAY_WORD})[\s-]+"
                     r"century\b(?!\s*(?:BCE?\b|B\.C\.))"),
@@ -163,6 +215,13 @@ class DateMention:
     decade: int | None = None  # 1940 for "the 1940s"; 40 for "the '40s" (century unknown)
     century: int | None = None  # 19 for "the 19th century" (the 1800s)
     checkable: bool = True  # False where day and month order is unknown ("03/04/2024")
+    quarter: int | None = None  # 3 for "Q3 2024", "the third quarter"
+    half: int | None = None  # 1 for "H1 2024", "the first half of 2024"
+    fiscal: bool = False  # a company's own year ("FY2022", "the fourth quarter of fiscal 2023")
+    part: str | None = None  # "early", "mid" or "late" of a decade or century
+    # The first year of a period named by two consecutive years ("2022-23": 2022), on both of
+    # its years.
+    season: int | None = None
 
 
 @dataclass(frozen=True)
@@ -308,8 +367,22 @@ def _read(
     elif kind == "month_year":
         yield span(year=year, month=month)
     elif kind == "fiscal_year":
-        named = int(groups["fy"])
-        yield span(year=named if named >= 100 else named + (2000 if named < 50 else 1900))
+        yield span(year=_full_year(groups["fy"]), fiscal=True)
+    elif kind in {"quarter", "half"}:
+        yield _quarter_or_half(kind, groups, span)
+    elif kind == "era":
+        first = _ERAS[groups["era"].casefold()]
+        number = groups["era_year"]
+        yield span(year=first + (int(number) - 1 if number.isdigit() else 0))
+    elif kind in {"decade_part", "century_part"}:
+        part = _DECADE_PARTS[groups["part"].casefold()]
+        if kind == "decade_part":
+            yield span(decade=int(str(groups.get("decade") or groups.get("decade_s"))), part=part)
+        else:
+            digits = groups["century"]
+            number = int(digits) if digits else DAY_WORDS[str(groups["dayw"]).casefold()]
+            if number <= 21:
+                yield span(century=number, part=part)
     elif kind == "century":
         digits = groups["century"]
         number = int(digits) if digits else DAY_WORDS[str(groups["dayw"]).casefold()]
@@ -342,6 +415,30 @@ def _read(
     elif kind == "month" and groups["mon"] != "may":
         # "this may involve" is the verb, written in lower case: not the month
         yield span(month=month)
+
+
+def _full_year(written: str) -> int:
+    """A year written with two digits or four ("22" is 2022, "98" 1998)."""
+    named = int(written)
+    return named if named >= 100 else named + (2000 if named < 50 else 1900)
+
+
+def _quarter_or_half(
+    kind: str, groups: dict[str, str | None], span: Callable[..., DateMention]
+) -> DateMention:
+    """A quarter or half of a year, in shorthand ("Q3 2024", "3Q24", "H1") or in words ("the
+    third quarter of fiscal 2024"); its year may be left to the context."""
+    written = groups.get(kind)
+    word = groups.get(f"{kind}_word")
+    number = int(written) if written else _ORDINALS[str(word).casefold()]
+    year_text = (
+        groups.get("pyear") or groups.get("fyear") or groups.get("short") or groups.get("glued")
+    )
+    fiscal = bool(groups.get("pfiscal") or groups.get("fiscal_before"))
+    year = _full_year(year_text) if year_text else None
+    if kind == "quarter":
+        return span(year=year, quarter=number, fiscal=fiscal)
+    return span(year=year, half=number, fiscal=fiscal)
 
 
 def _cjk(
@@ -392,8 +489,9 @@ def _year_range(
     end = int(raw_end) if len(raw_end) == 4 else year // 100 * 100 + int(raw_end)
     if not year < end <= year + 100:
         return  # "2019-20" is a range, "1990-12" is not one
-    yield span(year=year)
-    yield span(year=end)
+    season = year if end == year + 1 else None
+    yield span(year=year, season=season)
+    yield span(year=end, season=season)
 
 
 def _named_day(month: int | None, day: int) -> bool:
@@ -433,19 +531,77 @@ _RELATIVE_YEAR = re.compile(
 )
 _COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
                 "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
+# Words that say which way a relative year counts from the date named before it. "after" and
+# "before" do not: "closed in 2018, three years after it opened" counts back from 2018.
+_FORWARD = frozenset({"later", "afterwards", "on", "following", "next", "subsequent"})
+_BACKWARD = frozenset({"earlier", "previously", "previous", "preceding", "prior"})
+
+
+@dataclass(frozen=True)
+class ImpliedDate:
+    """A date a text gives only relative to one it names before: "founded in March 2015 and
+    opened a year later" gives March 2016. ``sure`` when the words say which way it counts."""
+
+    date: DateMention
+    base: DateMention
+    years: int  # added to the base's year
+    phrase: str
+    sure: bool
+
+    def derivation(self) -> str:
+        sign = "+" if self.years > 0 else "−"
+        unit = "year" if abs(self.years) == 1 else "years"
+        return (
+            f"{self.date.text} = {self.base.text} {sign} {abs(self.years)} {unit} ({self.phrase!r})"
+        )
+
+
+def implied_dates(text: str, mentions: list[DateMention]) -> list[ImpliedDate]:
+    """The dates ``text`` states only relative to a date it names before, as precise as that
+    date (its month and day kept). Where the words do not say which way to count, both ways
+    are given, not ``sure``: a claim that names them computes them, and a person should
+    check."""
+    implied: list[ImpliedDate] = []
+    for match in _RELATIVE_YEAR.finditer(text):
+        named = [m for m in mentions if m.year is not None and m.end <= match.start()]
+        if not named:
+            continue
+        base = named[-1]
+        count = match.group("count")
+        step = 1 if count is None else _COUNT_WORDS.get(count.casefold()) or int(count)
+        word = (match.group("dir") or match.group("rel")).casefold()
+        if word in _FORWARD or word in _BACKWARD:
+            steps, sure = [step if word in _FORWARD else -step], True
+        else:
+            steps, sure = [-step, step], False
+        for years in steps:
+            year = base.year + years if base.year is not None else None
+            date = DateMention(
+                _written_date(year, base.month, base.day),
+                match.start(),
+                match.end(),
+                year=year,
+                month=base.month,
+                day=base.day if _valid(year, base.month, base.day or 1) else None,
+            )
+            implied.append(ImpliedDate(date, base, years, match.group(0), sure))
+    return implied
+
+
+_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August",
+                "September", "October", "November", "December")  # fmt: skip
+
+
+def _written_date(year: int | None, month: int | None, day: int | None) -> str:
+    parts = [str(day)] if day is not None and month is not None else []
+    if month is not None:
+        parts.append(_MONTH_NAMES[month - 1])
+    if year is not None:
+        parts.append(str(year))
+    return " ".join(parts)
 
 
 def implied_years(text: str, mentions: list[DateMention]) -> set[int]:
-    """The years ``text`` states only relative to a year it names before: 2020 for "in 2019
-    ... a year later", and 2015 for "closed in 2018, three years after it opened" (which way
-    a phrase counts depends on what it is said of, so both are taken). A claim that names
-    them computes them: a person should check."""
-    implied: set[int] = set()
-    for match in _RELATIVE_YEAR.finditer(text):
-        named = [m.year for m in mentions if m.year is not None and m.end <= match.start()]
-        if not named:
-            continue
-        count = match.group("count")
-        step = 1 if count is None else _COUNT_WORDS.get(count.casefold()) or int(count)
-        implied |= {named[-1] - step, named[-1] + step}
-    return implied
+    """The years ``text`` states only relative to a year it names before (both ways where the
+    words do not say which): 2020 for "in 2019 ... a year later"."""
+    return {i.date.year for i in implied_dates(text, mentions) if i.date.year is not None}

@@ -41,7 +41,9 @@ _IDENTIFIER = re.compile(
 )
 HEX_TOKEN = re.compile(r"(?<![\w])(?:0x)?([0-9a-fA-F]{7,64})(?![\w])")
 _LOOKS_LIKE_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")
-_LOOKS_LIKE_DATE = re.compile(r"[0-3]?\d\.[0-3]?\d\.(?:1\d{3}|20\d{2})")
+_LOOKS_LIKE_DATE = re.compile(
+    r"[0-3]?\d\.[0-3]?\d\.(?:1\d{3}|20\d{2})|(?:1\d{3}|20\d{2})\.[01]?\d\.[0-3]?\d"
+)
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,7 @@ def find_identifiers(text: str) -> list[Identifier]:
         if kind == "version" and (
             _LOOKS_LIKE_THOUSANDS.fullmatch(raw) or _LOOKS_LIKE_DATE.fullmatch(raw)
         ):
-            continue  # "1.500.000" is a number and "03.03.2024" a date
+            continue  # "1.500.000" is a number, "03.03.2024" and "1994.06.12" dates
         found.append(Identifier(raw, kind, match.start(), match.end()))
     return found
 

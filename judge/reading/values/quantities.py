@@ -158,7 +158,8 @@ def _period_words() -> tuple[dict[str, str], frozenset[str]]:
 
 _PERIODS, _NOT_A_RATE = _period_words()
 _PERIOD_AFTER = re.compile(
-    r"^\s*(?:(?:a|an|per|each|every)\s+|/\s*)"
+    # "$12 per user per month": the rate's period after what it is per.
+    r"^\s*(?:per\s+[a-z]+\s+)?(?:(?:a|an|per|each|every)\s+|/\s*)"
     r"(?P<unit>"
     + "|".join(sorted((w for w in _PERIODS if not w.endswith("ly")), key=len, reverse=True))
     + r")\b"
@@ -208,6 +209,18 @@ def with_limit(quantity: Quantity, text: str) -> str:
         if found := pattern.match(text[end : end + 24]):
             return text[start : end + found.end()]
     return quantity.text
+
+
+_CURRENCY_WRITTEN_BEFORE = re.compile(r"(?:[$€£¥₹]|\b[A-Z]{3}|\bUS\$)\s?$")
+
+
+def written_start(quantity: Quantity, text: str) -> int:
+    """Where an amount begins as ``text`` writes it: at its currency sign or code ("$35.1
+    billion", "EUR 12.3 billion"); a number's own start otherwise."""
+    if not units.is_currency(quantity.unit):
+        return quantity.start
+    before = _CURRENCY_WRITTEN_BEFORE.search(text[max(0, quantity.start - 5) : quantity.start])
+    return quantity.start - len(before.group(0)) if before else quantity.start
 
 
 # A height in feet and inches, as sports writing gives it: "6-foot-4", "6-foot-four".
@@ -322,12 +335,13 @@ def _digit_quantities(text: str, grammar: _Grammar) -> Iterator[Quantity]:
             # Things are counted in whole numbers: "1.000 respondents" groups thousands.
             mantissa, decimals = mantissa.scaleb(3), 0
         coarse = _trailing_zeros(mantissa) if decimals == 0 else -decimals
+        shift = -2 if after.unit == BASIS_POINT else 0  # basis points read as points
         yield Quantity(
-            value=mantissa.scaleb(after.scale),
-            exponent=after.scale - decimals,
-            coarse=after.scale + coarse,
+            value=mantissa.scaleb(after.scale + shift),
+            exponent=after.scale - decimals + shift,
+            coarse=after.scale + coarse + shift,
             negative=before.negative,
-            unit=after.unit,
+            unit=units.POINTS if after.unit == BASIS_POINT else after.unit,
             approx=before.approx or after.approx,
             ordinal=after.ordinal,
             spelled=False,
@@ -461,8 +475,18 @@ def _suffix_is_scale(suffix: str, unit: str | None, rest: str, words: units.Unit
     return True
 
 
+# Hundredths of a percentage point after a number, English only: the number is read in
+# points ("25 basis points" is 0.25 points).
+_BASIS_POINTS = re.compile(
+    rf"^\s?(?:{lexicon.alternation(lexicon.words('percent', name='basis_points'))})(?![\w-])"
+)
+BASIS_POINT = "bp"
+
+
 def _unit_after(rest: str, unit: str | None, words: units.UnitWords) -> tuple[str | None, int]:
     """The unit named right after a number, and how many characters name it."""
+    if words.language == ENGLISH and (basis := _BASIS_POINTS.match(rest)):
+        return BASIS_POINT, basis.end()
     if percent := words.percent_after.match(rest):
         return (units.POINTS if percent.group("pp") else units.PERCENT), percent.end()
     if unit is None and (word := words.currency_after.match(rest)):
@@ -497,6 +521,16 @@ def _word_quantities(text: str) -> Iterator[Quantity]:
         whole = by or numerals.FRACTION_BEFORE_WHOLE.match(after) is not None
         part = numerals.FRACTION_AFTER_PART.search(before[-12:])
         fractions.mark(match.start(), match.end())
+        if point := _OF_A_POINT.match(text[match.end() : match.end() + 40]):
+            # "a quarter of a percentage point" is 0.25 points.
+            end = match.end() + point.end()
+            fractions.mark(match.start(), end)
+            yield Quantity(
+                value=numerals.fraction_value(match), exponent=-2, coarse=-2, negative=False,
+                unit=units.POINTS, approx=False, ordinal=False, spelled=True, scale=0,
+                text=text[match.start() : end], start=match.start(), end=end,
+            )  # fmt: skip
+            continue
         yield Quantity(
             value=numerals.fraction_value(match), exponent=-2, coarse=-2, negative=False,
             unit=units.FRACTION, approx=True, ordinal=False, spelled=True, scale=0,
@@ -539,6 +573,13 @@ def _word_quantities(text: str) -> Iterator[Quantity]:
                 continue
         yield from _spelled(text, match.group(0), match.start())
         index += 1
+
+
+# A share of a percentage point after a fraction: "a quarter of a percentage point", "half a
+# percentage point".
+_OF_A_POINT = re.compile(
+    r"^\s+(?:of\s+)?an?\s+(?:percentage|percent|per\s?cent)[\s-]points?\b", re.IGNORECASE
+)
 
 
 # A Roman numeral of two letters or more where a value stands, before its unit: "III years",

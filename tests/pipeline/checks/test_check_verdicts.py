@@ -106,7 +106,7 @@ async def test_a_moved_number_points_at_the_sentence_that_gives_the_fact_its_val
         "14 days and are charged a fee."
     )
     answer = "Opened items can be returned within 30 days [S1]."
-    pointer = await _blocked_pointer({"S1": text}, answer, Label.NUMBER_MISMATCH)
+    pointer = await _blocked_pointer({"S1": text}, answer, Label.CONTRADICTED)
     assert pointer.text == "Opened items can be returned within 14 days and are charged a fee."
 
 

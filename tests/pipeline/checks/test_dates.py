@@ -32,6 +32,29 @@ check = DateCheck()
         ("Revenue rose in FY2021.", "Revenue rose in fiscal year 2021."),
         ("Revenue rose in fiscal 2021.", "Revenue rose in FY21."),
         ("Revenue rose in FY'24.", "Revenue rose in FY 2024."),
+        # Quarters and halves in words and in shorthand, fiscal or not.
+        ("Revenue rose in the third quarter of 2020.", "Revenue rose in Q3 2020."),
+        ("Northwind reported 3Q24 revenue.", "Revenue for the third quarter of 2024 rose."),
+        ("Revenue rose in Q3'24.", "Revenue rose in the third quarter of 2024."),
+        ("EPS was $1.42 in Q4 FY2023.", "EPS was $1.42 for the fourth quarter of fiscal 2023."),
+        ("Sales rose in the third quarter.", "Sales rose in Q3 2024."),
+        ("Sales rose in Q3 2024.", "Sales rose in the third quarter. All figures are for 2024."),
+        ("Sales rose in Q3 2024.", "Sales rose on August 5, 2024."),
+        ("Margin was 44.1% in H1 2024.", "Margin was 44.1% in the first half of 2024."),
+        ("Margin was 44.1% in 1H24.", "Margin was 44.1% in the first half of 2024."),
+        # Seasons however their two years are joined, or named by one of them.
+        ("He scored 36 goals in 2022/2023.", "He scored 36 goals in the 2022-23 season."),
+        ("He scored 36 goals in the 2022–23 season.", "He scored 36 goals in the 2023 season."),
+        # Dates without the comma, dotted year-first, day-first with dots, an era year.
+        ("It has applied since May 25 2018.", "It shall apply from 25 May 2018."),
+        ("The treaty was signed on 1994.06.12.", "The treaty was signed on 12 June 1994."),
+        ("It entered into force on 24.05.2016.", "It entered into force on 24 May 2016."),
+        ("The museum opened in Heisei 1.", "The museum opened on 3 November 1989."),
+        ("It took effect in 2020.", "It took effect in Reiwa 2."),
+        # Parts of a decade, and a decade's years.
+        ("The style flourished in the early 1920s.", "The style flourished in 1921."),
+        ("It declined by the late '30s.", "It had declined by the late 1930s."),
+        ("It began in the mid-1950s.", "It began in the mid 1950s."),
     ],
 )
 def test_same_date_written_differently_passes(claim: str, evidence: str) -> None:
@@ -55,6 +78,26 @@ def test_same_date_written_differently_passes(claim: str, evidence: str) -> None
         ("The vote is planned for June.", "The vote is planned for July.", "for June"),
         ("Revenue rose in FY2022.", "Revenue rose in fiscal year 2021.", "FY2022"),
         ("Revenue rose in FY24.", "Revenue rose in FY2023.", "FY24"),
+        ("Revenue rose in the fourth quarter.", "Revenue rose in Q3.", "fourth quarter"),
+        ("Revenue rose in Q2 2024.", "Revenue rose in the third quarter of 2024.", "Q2 2024"),
+        ("Revenue rose in 3Q23.", "Revenue rose in the third quarter of 2024.", "3Q23"),
+        ("Margin was 41.6% in H2 2024.", "Margin was 41.6% in the first half of 2024.", "H2 2024"),
+        ("He scored 36 goals in 2023/24.", "He scored 36 goals in the 2022-23 season.", "2023/24"),
+        (
+            "He scored 36 goals in the 2019–20 season.",
+            "He scored 36 goals in the 2020–21 season.",
+            "2019-20",
+        ),
+        (
+            "The style flourished in the late 1920s.",
+            "It flourished in the early 1920s.",
+            "the late 1920s",
+        ),
+        (
+            "The style flourished in the early 1920s.",
+            "It flourished in the 1920s.",
+            "the early 1920s",
+        ),
         # A day the calendar does not have is a date no evidence bears out.
         ("He leaves on 31 November.", "He leaves on 31 October.", "31 November"),
         ("It was held on April 31, 2018.", "It was held on April 30, 2018.", "April 31, 2018"),

@@ -13,6 +13,7 @@ from judge.pipeline.checks import (
     PolarityCheck,
     QuoteCheck,
     TimeCheck,
+    ValueFrameCheck,
     default_checks,
 )
 from judge.protocols import Check
@@ -32,6 +33,7 @@ def test_default_checks_satisfy_the_protocol_in_pipeline_order() -> None:
         LookalikeCheck,
         MarkupCheck,
         ArithmeticCheck,
+        ValueFrameCheck,
         NumberPlacementCheck,
         NameCheck,
         HedgeCheck,
@@ -58,6 +60,11 @@ def test_each_check_labels_its_own_failure() -> None:
     # A number moved between two facts needs two facts with numbers.
     own_evidence = {"number_placement": "Unopened items ship in 30 days. Opened ones in 14 days."}
     failing["number_placement"] = ("Unopened items ship in 14 days.", Label.NUMBER_MISMATCH)
+    # A value given to another fact: the evidence's figure for another quarter.
+    own_evidence["value_frames"] = (
+        "Revenue was $5 million in the first quarter and $7 million in the second quarter."
+    )
+    failing["value_frames"] = ("Revenue was $7 million in the first quarter.", Label.CONTRADICTED)
     own_evidence["names"] = "Refunds take 14 days, said Ann Smith of Halvard Shipping."
     failing["names"] = (
         "Refunds take 14 days, said Ann Smith of Nordvik Shipping.",

@@ -107,20 +107,53 @@ def test_a_value_the_evidence_does_not_state_is_absent(
 
 
 @pytest.mark.parametrize(
-    ("claim", "evidence"),
+    ("claim", "evidence", "derivation"),
     [
-        ("The deal closed in 2020.", "Talks began in 2019. A year later the deal closed."),
-        ("The plant opened in 2015.", "The plant closed in 2018, three years after it opened."),
+        (
+            "The deal closed in 2020.",
+            "Talks began in 2019. A year later the deal closed.",
+            "2020 = 2019 + 1 year ('A year later')",
+        ),
         (
             "The firm was founded in 2011.",
             "In 2010 the founders met; the following year they set up the firm.",
+            "2011 = 2010 + 1 year ('the following year')",
+        ),
+        (
+            "The first store opened in March 2016.",
+            "The company was founded in March 2015 and opened its first store a year later.",
+            "March 2016 = March 2015 + 1 year ('a year later')",
+        ),
+        (
+            "The talks began in 2017.",
+            "The deal closed in 2019; talks had begun two years earlier.",
+            "2017 = 2019 − 2 years ('two years earlier')",
         ),
     ],
 )
-def test_a_year_the_evidence_gives_only_relative_to_another_goes_to_review(
-    claim: str, evidence: str
+def test_a_date_the_evidence_gives_a_year_later_is_computed_and_shown(
+    claim: str, evidence: str, derivation: str
 ) -> None:
     outcome = DateCheck()(claim, evidence)
+    assert outcome is not None and outcome.status is CheckStatus.PASSED
+    assert outcome.derivations == (derivation,)
+    assert derivation in outcome.detail
+
+
+def test_a_date_computed_at_more_precision_than_the_evidence_gives_is_no_derivation() -> None:
+    outcome = DateCheck()(
+        "The first store opened in April 2016.",
+        "The company was founded in March 2015 and opened its first store a year later.",
+    )
+    assert outcome is not None and outcome.status is CheckStatus.FAILED
+
+
+def test_a_year_counted_from_another_the_words_do_not_orient_goes_to_review() -> None:
+    """ "three years after it opened" counts back from 2018 (the opening came first): "after"
+    and "before" say which way only with what they are said of, so a person checks."""
+    outcome = DateCheck()(
+        "The plant opened in 2015.", "The plant closed in 2018, three years after it opened."
+    )
     assert outcome is not None
     assert outcome.status is CheckStatus.NEEDS_REVIEW
     assert outcome.label is Label.NEEDS_REVIEW
@@ -135,7 +168,16 @@ def test_a_year_relative_to_another_but_wrong_is_no_derivation() -> None:
     assert outcome.finding is not Finding.DERIVED
 
 
-def test_a_conversion_or_a_computation_is_derived() -> None:
+def test_a_computation_no_restating_sentence_gives_is_derived() -> None:
+    outcome = ArithmeticCheck()(
+        "The firms employ 150 staff in total.",
+        "One employs 75 staff. The market is large. The other firm employs 75 staff.",
+    )
+    assert outcome is not None and outcome.finding is Finding.DERIVED
+    assert outcome.status is CheckStatus.NEEDS_REVIEW
+
+
+def test_a_conversion_or_a_computation_that_holds_passes_with_no_finding() -> None:
     converted = ArithmeticCheck()(
         "Returns are accepted for 3 weeks.", "Returns are accepted for 21 days."
     )
@@ -143,8 +185,8 @@ def test_a_conversion_or_a_computation_is_derived() -> None:
         "The firms employ 150 staff in total.", "One employs 75 staff, the other 75."
     )
     for outcome in (converted, computed):
-        assert outcome is not None and outcome.finding is Finding.DERIVED
-        assert outcome.status is CheckStatus.NEEDS_REVIEW
+        assert outcome is not None and outcome.finding is None
+        assert outcome.status is CheckStatus.PASSED and outcome.derivations
 
 
 def test_a_passing_check_reports_no_finding() -> None:

@@ -51,7 +51,6 @@ check = NumberCheck()
         ("It is a phase 3 trial.", "It is a phase III trial."),
         ("Patients had type II diabetes.", "Patients had type 2 diabetes."),
         ("A 10-fold increase was seen.", "A tenfold increase was seen."),
-        ("Revenue rose in the third quarter of 2020.", "Revenue rose in Q3 2020."),
         ("The car reached 60 mph.", "The car reached 60 miles per hour."),
         # A lower-case "m" before a plural noun counts millions of it; before anything else it
         # is metres.
@@ -114,7 +113,6 @@ def test_same_number_in_another_format_passes(claim: str, evidence: str) -> None
         ("Patients had type 1 diabetes.", "Patients had type II diabetes.", "1"),
         ("It is a phase IV trial.", "It is a phase 3 trial.", "IV"),
         ("A threefold increase was seen.", "A 2-fold increase was seen.", "threefold"),
-        ("Revenue rose in the fourth quarter.", "Revenue rose in Q3.", "fourth"),
         ("The car reached 70 mph.", "The car reached 60 miles per hour.", "70 mph"),
         ("The city has 1.4m people.", "The wall is 1.4 metres high.", "1.4m"),
         ("The wall is 1.4m high.", "The city has 1.4 million people.", "1.4m"),
