@@ -25,7 +25,7 @@ from typing import Any
 from benchmarks.common import DEV_ANSWERS, default_settings, missing_data, read_jsonl
 from judge.api import Verifier
 from judge.config import CitationPolicy, Settings
-from judge.pipeline import runner
+from judge.pipeline import claim_stage
 
 
 def timed(stage: Callable[..., Any], spent: list[float]) -> Callable[..., Any]:
@@ -74,7 +74,7 @@ def stage_seconds(verifier: Verifier, record: dict[str, Any]) -> float:
     """Seconds one answer spent in the exact-check stage."""
     spent: list[float] = []
     # The claim stage calls the exact checks through the name its module imported.
-    names = vars(runner)
+    names = vars(claim_stage)
     original = names["pre_judge"]
     names["pre_judge"] = timed(original, spent)
     try:
