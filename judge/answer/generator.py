@@ -9,17 +9,19 @@ does output that is empty or cut off at ``max_tokens``. No draft is ever made up
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, NoReturn, Protocol, cast
+from typing import Any, NoReturn, Protocol, cast, runtime_checkable
 
 import httpx
 import openai
 
-from judge.config import Settings
+from judge.answer.grammar_support import GrammarSupport, detect_support, unsupported
+from judge.config import GeneratorGrammar, Settings
 from judge.errors import ConfigError, GeneratorFault
 from judge.judges.endpoint_urls import api_base
 from judge.judges.faults import openai_fault
@@ -45,6 +47,21 @@ class Generator(Protocol):
     async def generate(self, prompt: RenderedPrompt) -> Generation: ...
 
 
+@runtime_checkable
+class ConstrainedGenerator(Generator, Protocol):
+    """A generator that can write under a grammar (:mod:`judge.answer.grammar`)."""
+
+    async def generate(
+        self, prompt: RenderedPrompt, *, extra_body: Mapping[str, Any] | None = None
+    ) -> Generation: ...
+
+    async def grammar_support(
+        self, setting: GeneratorGrammar, *, model: str | None = None
+    ) -> GrammarSupport: ...
+
+    def distrust_grammar(self, note: str) -> None: ...
+
+
 class HttpGenerator:
     """Chat completions on one endpoint. ``calls`` counts the completions requested."""
 
@@ -63,6 +80,8 @@ class HttpGenerator:
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.calls = 0
+        self._grammar: tuple[GeneratorGrammar, GrammarSupport] | None = None
+        self._grammar_lock = asyncio.Lock()
 
     async def resolve_model(self) -> str:
         """The configured model id, or the one model the server lists."""
@@ -81,8 +100,28 @@ class HttpGenerator:
         self._model = served[0]
         return served[0]
 
-    async def generate(self, prompt: RenderedPrompt) -> Generation:
-        return await self.complete(prompt.messages())
+    async def generate(
+        self, prompt: RenderedPrompt, *, extra_body: Mapping[str, Any] | None = None
+    ) -> Generation:
+        """One completion of ``prompt``; ``extra_body`` adds fields to the request (a grammar)."""
+        options = {"extra_body": dict(extra_body)} if extra_body else None
+        return await self.complete(prompt.messages(), options=options)
+
+    async def grammar_support(
+        self, setting: GeneratorGrammar, *, model: str | None = None
+    ) -> GrammarSupport:
+        """How this endpoint constrains decoding, by ``setting`` or probed once (with
+        ``model``, else this generator's) and kept."""
+        async with self._grammar_lock:
+            if self._grammar is None or self._grammar[0] is not setting:
+                model = model or await self.resolve_model()
+                self._grammar = (setting, await detect_support(self._client, model, setting))
+            return self._grammar[1]
+
+    def distrust_grammar(self, note: str) -> None:
+        """Stop constraining: a reply came back outside the grammar it was sent."""
+        setting = self._grammar[0] if self._grammar else GeneratorGrammar.AUTO
+        self._grammar = (setting, unsupported(note, source="check"))
 
     async def complete(
         self,

@@ -11,10 +11,18 @@
                     └─ block (contradiction, failed exact check, verifier error) ─▶ fallback
     the refusal sentence, or nothing supported once the budget is spent ─────────▶ refused
 
+Drafts are written under the citation grammar (:mod:`judge.answer.grammar`) when the generator
+endpoint constrains decoding (:mod:`judge.answer.grammar_support`): every sentence ends with
+citations of this request's passages, or the reply is the refusal sentence alone. Otherwise the
+prompt's rule stands alone, and the result's ``drafting.note`` says so. A refusal sentence on
+evidence that shares the question's words is asked again once (within the regeneration budget),
+naming the passages that mention them: a small generator gives up on answers a passage states.
+
 An answer is only ever returned when its text passed verification; everything else ends in the
 configured fallback: a safe message, a partial answer (only verified sentences, re-verified,
 plus the gap named) or an escalation marker. A generator or verifier fault fails closed the same
-way. Every step is written to the audit log under one answer id.
+way. A refusal says which kind it is (``refusal``): no passage bears on the question, or the
+drafts failed verification, named. Every step is written to the audit log under one answer id.
 """
 
 from __future__ import annotations
@@ -29,7 +37,10 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from judge.answer.generator import Generator, open_generator
+from judge.answer.constrain import ReplyConstraint, reply_constraint
+from judge.answer.generator import ConstrainedGenerator, Generator, open_generator
+from judge.answer.grammar import CitationGrammar, cites_every_sentence
+from judge.answer.grammar_support import unsupported
 from judge.answer.relevance import (
     REFUSAL_SENTENCE,
     AnswerCheck,
@@ -43,6 +54,7 @@ from judge.answer.types import (
     AnswerOptions,
     AnswerResult,
     AnswerStep,
+    Drafting,
     Fallback,
     Outcome,
     Progress,
@@ -61,7 +73,13 @@ from judge.pipeline.ledger import freeze_ledger
 from judge.pipeline.policy import apply_edits
 from judge.pipeline.runner import verify
 from judge.protocols import Judge
-from judge.reports.refusals import WITHHELD, evidence_gap, failures_named
+from judge.reports.refusals import (
+    WITHHELD,
+    Refusal,
+    RefusalKind,
+    failures_named,
+    generator_refusal,
+)
 from judge.schemas import (
     Action,
     CharSpan,
@@ -85,6 +103,7 @@ __all__ = [
     "AnswerOptions",
     "AnswerResult",
     "AnswerStep",
+    "Drafting",
     "Fallback",
     "Outcome",
     "Progress",
@@ -241,7 +260,8 @@ class _Attempt:
     kind: Literal["accept", "retry", "block", "refuse"]
     text: str = ""  # the accepted answer
     repaired: bool = False
-    problems: list[str] = field(default_factory=list)  # named in the regeneration prompt
+    # Named in the regeneration prompt; on a refusal, why it is worth asking again.
+    problems: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     fault: str | None = None
 
@@ -273,9 +293,15 @@ class _Run:
         self.supported_seen = False
         # The latest verified text with supported claims: the partial fallback's material.
         self.partial_source: tuple[str, VerifyResponse] | None = None
-        # How each draft failed, by kind and count: what a refusal names.
-        self.draft_failures: list[str] = []
+        # How each draft ended, in order: its failures by kind and count (what a refusal
+        # names), or None for the refusal sentence.
+        self.drafts: list[tuple[Stage, str | None]] = []
         self.judge: Judge | None = None
+        self.aliases = passage_aliases(ledger)
+        grammar = CitationGrammar.for_ids(list(self.aliases))
+        self.constraint = ReplyConstraint(grammar, unsupported("no generator opened"))
+        # What the next draft or regeneration step records about how it was written.
+        self._written: tuple[bool, bool] | None = None
 
     def say(self, message: str) -> None:
         if self.progress is not None:
@@ -292,18 +318,22 @@ class _Run:
         stage: Stage = "draft"
         regenerations = 0
         earlier: list[str] = []  # why the earlier attempts failed, for the final reasons
+        try:
+            await self._learn_support(generator)
+        except VerifierFault as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+            await self._step(stage, None, reasons=[reason])
+            return await self._fallback([reason], fault=reason)
         while True:
             self.say("writing a draft answer" if stage == "draft" else "regenerating the answer")
             self.generator_calls += 1
             try:
-                text = (await generator.generate(prompt)).text
+                text = await self._write(generator, prompt)
             except VerifierFault as exc:
                 reason = f"{type(exc).__name__}: {exc}"
                 await self._step(stage, None, reasons=[reason])
                 return await self._fallback([*earlier, reason], fault=reason)
-            attempt = await self._attempt(
-                resolve_aliases(text, passage_aliases(self.ledger)), stage
-            )
+            attempt = await self._attempt(resolve_aliases(text, self.aliases), stage)
             reasons = [*earlier, *attempt.reasons]
             if attempt.kind == "accept":
                 outcome = (
@@ -314,8 +344,10 @@ class _Run:
                     else Outcome.PASSED
                 )
                 return await self._finish(outcome, attempt.text, reasons)
-            if attempt.kind == "refuse":
-                return await self._refuse(reasons, generator_refused=True)
+            if attempt.kind == "refuse" and (
+                not attempt.problems or regenerations >= self.settings.max_regenerations
+            ):
+                return await self._refuse(reasons)
             if attempt.kind == "block":
                 return await self._fallback(reasons, fault=attempt.fault)
             if regenerations >= self.settings.max_regenerations:
@@ -335,12 +367,30 @@ class _Run:
             )
             stage = "regeneration"
 
+    async def _learn_support(self, generator: Generator) -> None:
+        self.constraint = await reply_constraint(
+            generator, list(self.aliases), self.settings, max_sentences=self.options.max_sentences
+        )
+
+    async def _write(self, generator: Generator, prompt: RenderedPrompt) -> str:
+        """One draft, under the grammar when the endpoint takes one. A reply outside the grammar
+        it was sent is still verified as any draft is, and the grammar is no longer trusted."""
+        fields = self.constraint.extra_body
+        if fields is None or not isinstance(generator, ConstrainedGenerator):
+            text = (await generator.generate(prompt)).text
+        else:
+            text = (await generator.generate(prompt, extra_body=fields)).text
+            self.constraint = self.constraint.checked(generator, text)
+        self._written = (fields is not None, cites_every_sentence(text, self.aliases))
+        return text
+
     async def _attempt(self, text: str, stage: Stage) -> _Attempt:
         refused, rest = split_refusal(text)
         if refused and not is_factual(rest):
             reason = "the generator found no answer in the evidence"
+            self.drafts.append((stage, None))
             await self._step(stage, text, reasons=[reason])
-            return _Attempt("refuse", reasons=[reason])
+            return _Attempt("refuse", reasons=[reason], problems=self._ask_again())
         notes = []
         if refused:
             text = rest  # the refusal sentence is not a claim; the rest is checked as usual
@@ -424,34 +474,71 @@ class _Run:
 
     def _note_failure(self, stage: Stage, what: str) -> None:
         if stage in ("draft", "regeneration"):
-            self.draft_failures.append(f"{stage}: {what}")
+            self.drafts.append((stage, what))
 
-    async def _refuse(self, reasons: list[str], *, generator_refused: bool = False) -> AnswerResult:
-        """A refusal that says which it is: the drafts failed verification (named), or the
-        generator found no answer, with whether any passage bears on the question."""
-        detail = self._refusal_detail(generator_refused)
+    def _ask_again(self) -> list[str]:
+        """Why a refusal sentence is worth a second try: the evidence, read word by word,
+        addresses the question. Names the passages that mention its words; [] when it does not
+        (then the refusal stands at once)."""
+        passages = self.ledger.passages
+        if not check_answer(self.question, [p.text for p in passages]).answers:
+            return []
+        mentions = []
+        for alias, passage in zip(self.aliases, passages, strict=True):
+            words = check_answer(self.question, [passage.text]).addressed
+            if words:
+                mentions.append(f"{alias} mentions {', '.join(words[:6])}")
+        return [
+            f'"{REFUSAL_SENTENCE}": the evidence may hold the answer ({"; ".join(mentions)}). '
+            "Answer from those passages, citing them; give that sentence alone only if they do "
+            "not answer the question."
+        ]
+
+    async def _refuse(self, reasons: list[str]) -> AnswerResult:
+        """A refusal that says which kind it is (:meth:`_refusal`)."""
+        refusal = self._refusal()
         if self.options.fallback is Fallback.ESCALATE:
-            text = f"{ESCALATION_MESSAGE} {detail}".strip()
+            text = f"{ESCALATION_MESSAGE} {refusal.text}".strip()
             return await self._finish(
-                Outcome.REFUSED, text, reasons, fallback=Fallback.ESCALATE, escalated=True
+                Outcome.REFUSED,
+                text,
+                reasons,
+                fallback=Fallback.ESCALATE,
+                escalated=True,
+                refusal=refusal.kind,
             )
-        return await self._finish(Outcome.REFUSED, detail, reasons, fallback=self.options.fallback)
+        return await self._finish(
+            Outcome.REFUSED,
+            refusal.text,
+            reasons,
+            fallback=self.options.fallback,
+            refusal=refusal.kind,
+        )
 
-    def _refusal_detail(self, generator_refused: bool) -> str:
-        failures = "; ".join(self.draft_failures)
-        if self.draft_failures and not generator_refused:
-            return f"{WITHHELD}: every draft failed verification against the evidence ({failures})."
-        if self.draft_failures:
-            return (
+    def _refusal(self) -> Refusal:
+        """No passage bears on the question (no passage shares its words, or every draft was
+        the refusal sentence), or the drafts failed verification, each failure named."""
+        failed = [f"{stage}: {what}" for stage, what in self.drafts if what is not None]
+        refused = [stage for stage, what in self.drafts if what is None]
+        if refused and not failed:
+            return generator_refusal(self.question, self.ledger.passages, asked=len(refused))
+        named = f" ({'; '.join(failed)})" if failed else ""
+        failures = "; ".join(failed)
+        kind = RefusalKind.FAILED_VERIFICATION
+        if not refused:
+            text = f"{WITHHELD}: every draft failed verification against the evidence{named}."
+            return Refusal(kind, text)
+        if self.drafts[-1][1] is None:
+            return Refusal(
+                kind,
                 f"{WITHHELD}: the draft failed verification against the evidence ({failures}), "
-                "and the regenerated answer said the evidence does not contain the answer."
+                "and the regenerated answer said the evidence does not contain the answer.",
             )
-        gap = evidence_gap(self.question, self.ledger.passages)
-        if gap is not None:
-            return f"{REFUSAL_SENTENCE} No passage mentions: {', '.join(gap)}."
-        mentioned = check_answer(self.question, [p.text for p in self.ledger.passages]).addressed
-        words = f" (passages mention: {', '.join(mentioned)})" if mentioned else ""
-        return f"{WITHHELD}: the generator found no answer in the evidence{words}."
+        return Refusal(
+            kind,
+            f"{WITHHELD}: the draft said the evidence does not contain the answer, and the "
+            f"regenerated answer failed verification against the evidence ({failures}).",
+        )
 
     async def _fallback(self, reasons: list[str], *, fault: str | None = None) -> AnswerResult:
         fallback = self.options.fallback
@@ -503,6 +590,7 @@ class _Run:
         fallback: Fallback | None = None,
         escalated: bool = False,
         fault: str | None = None,
+        refusal: RefusalKind | None = None,
     ) -> AnswerResult:
         await self._step("final", text, reasons=reasons, outcome=outcome)
         return AnswerResult(
@@ -514,6 +602,8 @@ class _Run:
             fallback=fallback,
             reasons=reasons,
             fault=fault,
+            refusal=refusal,
+            drafting=self.constraint.drafting(),
             ledger_hash=self.ledger.ledger_hash,
             ledger_ids=self.ledger.ids,
             steps=self.steps,
@@ -533,6 +623,8 @@ class _Run:
         outcome: Outcome | None = None,
     ) -> None:
         verdicts = response.verdicts if response is not None else []
+        written = self._written if stage in ("draft", "regeneration") else None
+        self._written = None if written is not None else self._written
         labels: dict[str, int] = {}
         for verdict in verdicts:
             labels[verdict.label.value] = labels.get(verdict.label.value, 0) + 1
@@ -548,6 +640,8 @@ class _Run:
             request_id=response.request_id if response is not None else None,
             answers_question=check.answers if check is not None else None,
             missing=list(check.missing) if check is not None else [],
+            constrained=written[0] if written is not None else None,
+            cites_every_sentence=written[1] if written is not None else None,
         )
         self.steps.append(step)
         if self.audit is None:

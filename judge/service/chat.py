@@ -32,7 +32,9 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
+from judge.answer.constrain import ReplyConstraint, reply_constraint
 from judge.answer.generator import DEFAULT_MAX_TOKENS, Generation, HttpGenerator
+from judge.answer.types import Drafting
 from judge.api import evidence_passages
 from judge.config import CitationPolicy, Settings
 from judge.errors import AuditError, ConfigError, GeneratorFault, InputError
@@ -65,6 +67,8 @@ UNSUPPORTED_FIELDS = (
 )
 # Sampling parameters passed on to the generator as they are.
 FORWARDED_FIELDS = ("top_p", "stop", "seed", "presence_penalty", "frequency_penalty")
+# The most sentences the citation grammar lets a reply have (judge/answer/grammar.py).
+MAX_REPLY_SENTENCES = 20
 
 # "partial" is a stream's only: verified sentences went out, the answer as a whole did not verify.
 Outcome = Literal["passed", "repaired", "partial", "refused", "verifier_error"]
@@ -169,6 +173,11 @@ class Grounding(BaseModel):
 
     outcome: Outcome
     verification: VerifyResponse
+    drafting: Drafting | None = Field(
+        default=None,
+        description="The citation grammar the reply was written under, or the note saying why "
+        "it was written under the prompt alone.",
+    )
 
 
 class ChatCompletion(BaseModel):
@@ -294,13 +303,28 @@ class ChatGuard:
     ) -> Response:
         service = self.service
         model = settings.generator_model or chat.model
+        try:
+            constraint = await reply_constraint(
+                generator,
+                [p.id for p in passages],
+                settings,
+                max_sentences=MAX_REPLY_SENTENCES,
+                model=model,
+            )
+        except (GeneratorFault, ConfigError) as exc:
+            log.error("generator failed: %s", exc)
+            service.metrics.observe_error(type(exc).__name__)
+            return _error(502, f"{type(exc).__name__}: {exc}", "generator_error")
         if chat.stream and chat.grounding.stream_mode == "sentences":
             if not isinstance(generator, StreamingChatGenerator):
                 message = "the configured generator cannot stream: use stream_mode buffered"
                 return _error(422, message, "invalid_request_error", "grounding.stream_mode")
-            return await self._stream(chat, passages, settings, generator, model, started)
+            return await self._stream(
+                chat, passages, settings, generator, model, started, constraint
+            )
         try:
-            generation = await _complete(generator, chat, model)
+            generation = await _complete(generator, chat, model, constraint.extra_body)
+            constraint = constraint.checked(generator, generation.text)
         except (GeneratorFault, ConfigError) as exc:
             log.error("generator failed: %s", exc)
             service.metrics.observe_error(type(exc).__name__)
@@ -335,7 +359,9 @@ class ChatGuard:
                 completion_tokens=generation.completion_tokens,
                 total_tokens=generation.prompt_tokens + generation.completion_tokens,
             ),
-            grounding=Grounding(outcome=outcome, verification=response),
+            grounding=Grounding(
+                outcome=outcome, verification=response, drafting=constraint.drafting()
+            ),
         )
         headers = {"x-request-id": response.request_id}
         if chat.stream:
@@ -351,6 +377,7 @@ class ChatGuard:
         generator: StreamingChatGenerator,
         model: str,
         started: float,
+        constraint: ReplyConstraint,
     ) -> Response:
         """Sentence by sentence: the generator's first chunk is awaited first, so a generator
         that fails at once is still a 502; after that every fault ends the stream closed."""
@@ -358,13 +385,12 @@ class ChatGuard:
         if service.audit is None or (fault := await asyncio.to_thread(service.audit.fault)):
             message = f"audit log unavailable, reply withheld: {fault or 'not open'}"
             return _error(503, message, "audit_error")
-        options = {name: getattr(chat, name) for name in FORWARDED_FIELDS}
         generation = generator.stream(
             [m.model_dump(exclude_none=True) for m in chat.messages],
             model=model,
             max_tokens=chat.max_completion_tokens or chat.max_tokens or DEFAULT_MAX_TOKENS,
             temperature=chat.temperature,
-            options={name: value for name, value in options.items() if value is not None},
+            options=_options(chat, constraint.extra_body),
         )
         try:
             first = await anext(aiter(generation))
@@ -376,8 +402,9 @@ class ChatGuard:
             service.metrics.observe_error(type(exc).__name__)
             return _error(502, detail, "generator_error")
         stream = ChatStream(
-            service, settings, generation, first, passages, _question(chat), started, model
-        )
+            service, settings, generation, first, passages, _question(chat), started, model,
+            drafting=constraint.drafting(),
+        )  # fmt: skip
         departure = stream.departure
         return EventStreamResponse(
             stream.events(),
@@ -461,16 +488,27 @@ async def open_guard_generator(settings: Settings) -> AsyncIterator[HttpGenerato
 
 
 async def _complete(
-    generator: ChatGenerator, chat: ChatCompletionRequest, model: str
+    generator: ChatGenerator,
+    chat: ChatCompletionRequest,
+    model: str,
+    extra_body: dict[str, Any] | None = None,
 ) -> Generation:
-    options = {name: getattr(chat, name) for name in FORWARDED_FIELDS}
     return await generator.complete(
         [m.model_dump(exclude_none=True) for m in chat.messages],
         model=model,
         max_tokens=chat.max_completion_tokens or chat.max_tokens or DEFAULT_MAX_TOKENS,
         temperature=chat.temperature,
-        options={name: value for name, value in options.items() if value is not None},
+        options=_options(chat, extra_body),
     )
+
+
+def _options(chat: ChatCompletionRequest, extra_body: dict[str, Any] | None) -> dict[str, Any]:
+    """The caller's sampling parameters, and the citation grammar's fields when there are any."""
+    options = {name: getattr(chat, name) for name in FORWARDED_FIELDS}
+    options = {name: value for name, value in options.items() if value is not None}
+    if extra_body:
+        options["extra_body"] = extra_body
+    return options
 
 
 def _request_settings(settings: Settings, grounding: GroundingOptions) -> Settings:

@@ -44,6 +44,7 @@ from judge.stream import (
 )
 
 if TYPE_CHECKING:
+    from judge.answer.types import Drafting
     from judge.config import Settings
     from judge.service.app import Service
 
@@ -86,6 +87,7 @@ class ChatStream:
     started: float
     model: str
     departure: Departure = field(default_factory=Departure)
+    drafting: Drafting | None = None  # the citation grammar the generator wrote under
 
     def __post_init__(self) -> None:
         service = self.service
@@ -234,7 +236,9 @@ class ChatStream:
             "completion_tokens": self.generation.completion_tokens,
             "total_tokens": self.generation.prompt_tokens + self.generation.completion_tokens,
         }
-        grounding = Grounding(outcome=result.outcome, verification=result.response)
+        grounding = Grounding(
+            outcome=result.outcome, verification=result.response, drafting=self.drafting
+        )
         body = {
             **self._head(),
             "choices": [_delta({"content": notice} if notice else {}, "stop")],
