@@ -26,8 +26,8 @@ from judge.answer.relevance import REFUSAL_SENTENCE
 from judge.audit.log import AuditLog
 from judge.cli.app import main
 from judge.errors import LocalServerError
-from judge.reports.refusals import RefusalKind
 from judge.judges import endpoint as runtime
+from judge.reports.refusals import RefusalKind
 from tests.support.fake_judge import (
     FAKE_BASE_URL,
     FakeJudgeServer,
