@@ -50,7 +50,7 @@ _QUESTION_WORDS = _forms(
     """
     what which who whom whose when where why how whether
     is are was were do does did can could should would will may might must shall
-    explain explained describe tell give list show state say says said mean means
+    explain explained describe tell give list show state say says said mean means answer
     use using used true false really actually correct right wrong evidence
     get gets got go goes going make makes take takes
     many much long often old far soon
