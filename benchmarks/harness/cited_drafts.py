@@ -26,9 +26,10 @@ Surfaces:
 * ``answer``: ``judge answer --json --no-cache`` as a fresh process per question;
 * ``guard``: ``judge serve`` (one per mode) with the embedded server as its judge and, through a
   recording proxy, as its generator; one streamed chat completion per question
-  (``stream_mode`` sentences), with the prompt a user would write: the passages numbered
-  ``[S1]``..., the question, the citation rule and the refusal sentence. The proxy keeps each
-  raw reply, which the client never sees unless it verified.
+  (``stream_mode`` sentences) whose messages are the prompt `judge answer` drafts with
+  (``generate.j2``: the fenced passages ``[S1]``..., the question, the citation rule and the
+  refusal sentence), so that the two surfaces differ by what they do with a reply, not by the
+  prompt. The proxy keeps each raw reply, which the client never sees unless it verified.
 
 Measured per surface and mode: the share of drafts (every generator reply: drafts and
 regenerations) whose every sentence cites a passage of the request (or that are the refusal
@@ -53,6 +54,7 @@ import contextlib
 import json
 import os
 import random
+import signal
 import socket
 import statistics
 import subprocess
@@ -72,18 +74,17 @@ import openai
 from benchmarks.common import DEV_ANSWERS, LoggingProxy, local_judge_endpoint, read_jsonl
 from benchmarks.harness.answer_dev import claim_question
 from judge.answer.grammar import cites_every_sentence
-from judge.answer.relevance import REFUSAL_SENTENCE, is_refusal
+from judge.answer.loop import AnswerOptions, generate_prompt
+from judge.answer.relevance import is_refusal
+from judge.config import load_settings
+from judge.judges.templates import new_nonce
+from judge.pipeline.ledger import freeze_ledger
 from judge.reading.sentences import split_sentences
+from judge.schemas import Passage
 
 MODES = {"grammar": "auto", "prompt": "off"}
 SURFACES = ("answer", "guard")
 VERIFIED = {"passed", "repaired", "regenerated"}
-GUARD_SYSTEM = (
-    "Answer the question using only the passages. End every sentence with the id of the "
-    'passage it comes from, in square brackets, before the full stop, like this: "... [S1]." '
-    "If the passages do not answer the question, reply with exactly this sentence and nothing "
-    f"else: {REFUSAL_SENTENCE}"
-)
 TIMEOUT_S = 600.0  # one judge or generator call on a loaded 2-core CPU
 
 
@@ -292,11 +293,7 @@ def serving_guard(
 def run_guard(
     item: Item, mode: str, url: str, proxy: RecordingProxy, endpoint: tuple[str, str]
 ) -> dict[str, Any]:
-    passages = "\n\n".join(f"[S{n}]\n{p['text']}" for n, p in enumerate(item.evidence, start=1))
-    messages = [
-        {"role": "system", "content": GUARD_SYSTEM},
-        {"role": "user", "content": f"Passages:\n\n{passages}\n\nQuestion: {item.question}"},
-    ]
+    messages = guard_messages(item)
     grounding = {
         "evidence": [p["text"] for p in item.evidence],
         "question": item.question,
@@ -344,6 +341,15 @@ def run_guard(
         "text": text,
         "draft_texts": replies,
     }
+
+
+def guard_messages(item: Item) -> list[dict[str, str]]:
+    """`judge answer`'s drafting prompt over the passages as the guard numbers string evidence
+    (S1, S2, ...)."""
+    passages = [Passage(id=f"S{n}", text=p["text"]) for n, p in enumerate(item.evidence, 1)]
+    ledger = freeze_ledger(passages, load_settings())
+    prompt = generate_prompt(item.question, ledger, nonce=new_nonce(), options=AnswerOptions())
+    return [dict(m) for m in prompt.messages()]
 
 
 def _is_probe(request: dict[str, Any]) -> bool:
@@ -422,6 +428,8 @@ def markdown(table: Sequence[dict[str, Any]]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # SIGTERM closes the servers this run started, as Ctrl-C does.
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(143))
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEV_ANSWERS)
     parser.add_argument("--answerable", type=int, default=24)
