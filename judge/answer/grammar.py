@@ -6,17 +6,22 @@ backend reads regular expressions; not every one reads GBNF), and a Python patte
 a reply after the fact (a server that ignored the constraint is caught, never trusted)::
 
     reply     = refusal | sentence (" " sentence){0, max_sentences - 1}
-    sentence  = body " " citation{1, max_citations} "."
-    citation  = "[" id "]"                      id: one of this request's ids, spelt exactly
+    sentence  = body " " citations "."          "Refunds take a week [S2]."
+              | body "." " " citations          "Refunds take a week. [S2]"
+    citations = ("[" id "]"){1, max_citations}  id: one of this request's ids, spelt exactly
     body      = no line break, no bracket, no ". ! ? …" (nor the CJK full stops), except a dot
                 between two digits ("4.2"); it does not start with a blank
 
 So each sentence the verifier's splitter can find ends with one or more citations of this
-request's passages: a body cannot hold a sentence end (a terminator followed by a blank, a
-line break), and its only way to end is through a citation and a full stop. A dot is allowed
-only inside a number: a looser rule (any dot not followed by a blank) lets a model that wants
-to end a sentence write ``end.The`` instead of citing. Abbreviations lose their dots
-(``US`` for ``U.S.``), which the checks read the same.
+request's passages (the splitter gives citations after a full stop to the sentence before
+them): a body cannot hold a sentence end (a terminator followed by a blank, a line break), and
+its only way to end is through citations. The second form is there for the model that reaches
+for a full stop: the stop is allowed, and then nothing but a citation. With the first form
+alone, the embedded 1.5B model ran a sentence on (", which is correct according to ...")
+where it wanted to stop. A dot
+is allowed only inside a number: a looser rule (any dot not followed by a blank) would let a
+model write ``end.The`` instead of citing. Abbreviations lose their dots (``US`` for
+``U.S.``), which the checks read the same.
 
 Pure: no I/O.
 """
@@ -87,7 +92,9 @@ class CitationGrammar:
             "root ::= refusal | answer",
             f"refusal ::= {gbnf_literal(self.refusal)}",
             f"answer ::= sentence {more_rule}".rstrip(),
-            f'sentence ::= first rest* " " citation{{1,{self.max_citations}}} "."',
+            "sentence ::= first rest* ending",
+            'ending ::= " " citations "." | "." " " citations',
+            f"citations ::= citation{{1,{self.max_citations}}}",
             f"first ::= [^{first}] | decimal",
             f"rest ::= [^{excluded}] | decimal",
             'decimal ::= [0-9] "." [0-9]',
@@ -102,8 +109,8 @@ class CitationGrammar:
         first = f"([^{_regex_class(_EXCLUDED + _BLANKS)}]|{decimal})"
         rest = f"([^{_regex_class(_EXCLUDED)}]|{decimal})"
         ids = "|".join(regex_literal(i) for i in self.ids)
-        citation = f"(\\[({ids})\\]){{1,{self.max_citations}}}"
-        sentence = f"{first}{rest}* {citation}\\."
+        citations = f"(\\[({ids})\\]){{1,{self.max_citations}}}"
+        sentence = f"{first}{rest}*( {citations}\\.|\\. {citations})"
         more = self.max_sentences - 1
         answer = f"{sentence}( {sentence}){{0,{more}}}" if more else sentence
         return f"({regex_literal(self.refusal)})|({answer})"

@@ -47,6 +47,8 @@ def gbnf_unescape(literal: str) -> str:
         "Unopened items can be returned within 30 days [S1]. Refunds go back to the card [S2].",
         "The fee is 4.50 euros, paid once [S1][S2].",
         "Returns are free [S1]. Refunds take a week [S2]. Fees are not refunded [S1].",
+        "Returns are free. [S1] Refunds take a week [S2].",
+        "Returns are free. [S1][S2] Refunds take a week. [S2]",
         REFUSAL_SENTENCE,
     ],
 )
@@ -67,7 +69,8 @@ def test_replies_that_cite_every_sentence_are_allowed(reply: str) -> None:
         ("Refunds take a week [S1][S2][S1].", "more citations than a claim may carry"),
         ("A [S1]. B [S1]. C [S1]. D [S1].", "more sentences than allowed"),
         ("Refunds take a week [S1].\nReturns are free [S2].", "a line break"),
-        ("Refunds take a week. [S1]", "the citation after the full stop"),
+        ("Refunds take a week. [S1].", "a second full stop"),
+        ("Refunds take a week.[S1]", "no blank between the stop and the citation"),
         ("Refunds, e.g. by card, take a week [S1].", "a dot before a blank inside a sentence"),
         (f"{REFUSAL_SENTENCE} Refunds take a week [S1].", "the refusal sentence is alone"),
         (" Refunds take a week [S1].", "a leading blank"),
@@ -85,7 +88,9 @@ def test_the_gbnf_names_each_id_and_the_bounds() -> None:
     assert rules["refusal"] == gbnf_literal(REFUSAL_SENTENCE)
     assert rules["id"] == '"S1" | "S2"'
     assert rules["answer"] == 'sentence (" " sentence){0,2}'
-    assert rules["sentence"] == 'first rest* " " citation{1,2} "."'
+    assert rules["sentence"] == "first rest* ending"
+    assert rules["ending"] == '" " citations "." | "." " " citations'
+    assert rules["citations"] == "citation{1,2}"
     # Every rule used is defined.
     bare = re.sub(r'"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]', " ", " ".join(rules.values()))
     assert set(re.findall(r"[a-z]+", bare)) <= set(rules)
