@@ -20,6 +20,7 @@ from typing import Any, NoReturn, Protocol, cast, runtime_checkable
 import httpx
 import openai
 
+from judge.answer.grammar import Dialect
 from judge.answer.grammar_support import GrammarSupport, detect_support, unsupported
 from judge.config import GeneratorGrammar, Settings
 from judge.errors import ConfigError, GeneratorFault
@@ -73,6 +74,7 @@ class HttpGenerator:
         max_tokens: int,
         temperature: float,
         owns_client: bool,
+        known_dialect: Dialect | None = None,
     ) -> None:
         self._client = client
         self._model = model
@@ -82,6 +84,8 @@ class HttpGenerator:
         self.calls = 0
         self._grammar: tuple[GeneratorGrammar, GrammarSupport] | None = None
         self._grammar_lock = asyncio.Lock()
+        # What the server is known to take without a probe (the embedded server's backend).
+        self._known_dialect = known_dialect
 
     async def resolve_model(self) -> str:
         """The configured model id, or the one model the server lists."""
@@ -114,8 +118,13 @@ class HttpGenerator:
         ``model``, else this generator's) and kept."""
         async with self._grammar_lock:
             if self._grammar is None or self._grammar[0] is not setting:
-                model = model or await self.resolve_model()
-                self._grammar = (setting, await detect_support(self._client, model, setting))
+                known = self._known_dialect
+                if setting is GeneratorGrammar.AUTO and known is not None:
+                    support = GrammarSupport(known, "server")
+                else:
+                    model = model or await self.resolve_model()
+                    support = await detect_support(self._client, model, setting)
+                self._grammar = (setting, support)
             return self._grammar[1]
 
     def distrust_grammar(self, note: str) -> None:
@@ -311,9 +320,11 @@ def build_http_generator(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     temperature: float = 0.0,
     http_client: httpx.AsyncClient | None = None,
+    known_dialect: Dialect | None = None,
 ) -> HttpGenerator:
     """A generator on ``base_url``. Without ``http_client`` one is built like the judge's (and
-    closed by :meth:`HttpGenerator.aclose`); a given client is used as it is and left open."""
+    closed by :meth:`HttpGenerator.aclose`); a given client is used as it is and left open.
+    ``known_dialect``: the constraint the server is known to take (no probe is made)."""
     if max_tokens < 1:
         raise ConfigError("the generator's max_tokens must be at least 1")
     owns_client = http_client is None
@@ -323,7 +334,12 @@ def build_http_generator(
         root, client = api_base(base_url), http_client
     raw = openai_client(settings, root, client)
     return HttpGenerator(
-        raw, model=model, max_tokens=max_tokens, temperature=temperature, owns_client=owns_client
+        raw,
+        model=model,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        owns_client=owns_client,
+        known_dialect=known_dialect,
     )
 
 
@@ -337,17 +353,36 @@ async def open_generator(
     temperature: float = 0.0,
 ) -> AsyncIterator[HttpGenerator]:
     """The generator on ``base_url``, else on the judge's endpoint (the embedded local model
-    when no ``JUDGE_BASE_URL`` is set, started if need be)."""
+    when no ``JUDGE_BASE_URL`` is set, started if need be; its backend tells which grammar it
+    takes, so it is not probed)."""
+    known: Dialect | None = None
     if base_url is None:
         from judge.judges.endpoint import resolve_endpoint
 
         base_url, judge_model = await resolve_endpoint(settings)
         model = model or judge_model
+        if not settings.base_url:
+            known = await asyncio.to_thread(_embedded_dialect, settings, base_url)
     generator = build_http_generator(
-        settings, base_url=base_url, model=model, max_tokens=max_tokens, temperature=temperature
+        settings,
+        base_url=base_url,
+        model=model,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        known_dialect=known,
     )
     async with generator:
         yield generator
+
+
+def _embedded_dialect(settings: Settings, base_url: str) -> Dialect | None:
+    """The grammar dialect of the embedded server at ``base_url``: its backend's."""
+    from judge.local_models.server import recorded_server
+
+    info = recorded_server(settings)
+    if info is None or info.base_url != base_url:
+        return None
+    return Dialect(info.backend)
 
 
 def _raise_fault(exc: Exception) -> NoReturn:

@@ -1,7 +1,8 @@
 """Whether a generator endpoint constrains decoding, and through which field.
 
 ``generator_grammar`` decides: ``llamacpp`` or ``vllm`` are taken as said, ``off`` never
-constrains, and ``auto`` (the default) probes the endpoint. The probe is one chat completion
+constrains, and ``auto`` (the default) takes the embedded server's backend when the generator
+is the embedded server, and otherwise probes the endpoint. The probe is one chat completion
 of at most four tokens whose only allowed reply is ``[7]``: a server that applies the
 constraint answers exactly that, one that ignores the field answers something else (a greeting),
 and one that does not know it answers HTTP 4xx. llama.cpp's ``grammar`` is tried first, then
@@ -26,8 +27,9 @@ from judge.config import GeneratorGrammar
 
 __all__ = ["PROBE_REPLY", "GrammarSupport", "detect_support", "probe_fields", "unsupported"]
 
-# Where the support was learnt: the setting, a probe, a reply that broke the grammar, nowhere.
-Source = Literal["setting", "probe", "check", "none"]
+# Where the support was learnt: the setting, the embedded server's backend, a probe, a reply
+# that broke the grammar, nowhere.
+Source = Literal["setting", "server", "probe", "check", "none"]
 PROBE_REPLY = "[7]"
 PROBE_MAX_TOKENS = 4
 _PROBE_MESSAGES = [{"role": "user", "content": "Say hello."}]

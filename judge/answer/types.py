@@ -75,9 +75,9 @@ class AnswerStep(BaseModel):
 
 class Drafting(BaseModel):
     """How the drafts were written: the citation grammar the generator was held to (none: the
-    prompt's citation rule alone), where that was learnt (the setting, a probe of the endpoint,
-    a reply that broke the grammar), the note saying why drafts were not held to one, and the
-    probe calls it took."""
+    prompt's citation rule alone), where that was learnt (the setting, the embedded server's
+    backend, a probe of the endpoint, a reply that broke the grammar), the note saying why
+    drafts were not held to one, and the probe calls it took."""
 
     grammar: Dialect | None = None
     source: Source = "none"

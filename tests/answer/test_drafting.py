@@ -283,3 +283,35 @@ def test_cli_drafts_under_the_probed_grammar(
     }
     assert result["steps"][0]["constrained"] is True
     assert "grammar" in endpoint.drafts_sent[0]
+
+
+async def test_the_embedded_server_is_known_by_its_backend_and_not_probed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from judge.answer import generator as generator_module
+    from judge.judges import endpoint as runtime
+    from judge.local_models import server as local_server
+
+    url = "http://127.0.0.1:9/v1"  # never reached: nothing is probed
+
+    async def embedded(_settings: Any) -> tuple[str, str | None]:
+        return url, "embedded-model"
+
+    def record(_settings: Any) -> local_server.ServerInfo:
+        return local_server.ServerInfo(
+            base_url=url, model_id="embedded-model", model="m", backend="llamacpp", pid=1,
+            port=9, log_path=tmp_path / "log", started_at=0.0,
+        )  # fmt: skip
+
+    monkeypatch.setattr(runtime, "resolve_endpoint", embedded)
+    monkeypatch.setattr(local_server, "recorded_server", record)
+    config = fake_settings(base_url=None, generator_grammar="auto", state_dir=tmp_path)
+    async with generator_module.open_generator(config) as generator:
+        support = await generator.grammar_support(config.generator_grammar)
+    assert support.dialect is Dialect.LLAMACPP and support.source == "server"
+    assert support.probe_calls == 0
+
+    # Another server at that address (a restart on a new port, or none): probed as any other.
+    monkeypatch.setattr(local_server, "recorded_server", lambda _settings: None)
+    async with generator_module.open_generator(config) as generator:
+        assert generator._known_dialect is None
