@@ -11,8 +11,9 @@ Items, by fixed rules (no model involved):
 
 The sample is drawn with ``random.Random(--seed)``: the first ``--answerable N`` records of one
 seeded shuffle and the first ``--mismatched M`` of another (each paired with a partner from
-another dataset, drawn with the seed and its own id), so a smaller sample is the start of a
-larger one. Records are taken from those
+another dataset, drawn with the seed and its own id), so a smaller sample in the same ratio is
+the start of a larger one; mismatched items are spread evenly among the answerable ones.
+Records are taken from those
 whose evidence has at most ``--max-evidence-chars`` characters (on a 2-core CPU the embedded
 model reads a long transcript for minutes per call). ``--all`` takes all 100 records both ways,
 whatever their length.
@@ -126,12 +127,28 @@ def draw(
     own, asked = pool[:], pool[:]
     random.Random(seed).shuffle(own)
     random.Random(seed + 1).shuffle(asked)
-    items = [_item("answerable", r, r) for r in own[:answerable]]
+    answerable_items = [_item("answerable", r, r) for r in own[:answerable]]
+    mismatched_items = []
     for record in asked[:mismatched]:
         partners = [p for p in pool if p["dataset"] != record["dataset"]]
         partner = random.Random(f"{seed}:{record['id']}").choice(partners)
-        items.append(_item("mismatched", record, partner))
-    return items
+        mismatched_items.append(_item("mismatched", record, partner))
+    return interleaved(answerable_items, mismatched_items)
+
+
+def interleaved(first: Sequence[Item], second: Sequence[Item]) -> list[Item]:
+    """Both lists in one, ``second`` spread evenly through ``first`` (3:1 gives a a a b a a a
+    b ...), so a run stopped early has measured both kinds."""
+    if not second:
+        return list(first)
+    every = max(1, round(len(first) / len(second)))
+    out: list[Item] = []
+    rest = list(second)
+    for index, item in enumerate(first, start=1):
+        out.append(item)
+        if index % every == 0 and rest:
+            out.append(rest.pop(0))
+    return out + rest
 
 
 def _item(kind: str, record: dict[str, Any], evidence_of: dict[str, Any]) -> Item:
