@@ -446,7 +446,7 @@ def markdown(table: Sequence[dict[str, Any]]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     # SIGTERM closes the servers this run started, as Ctrl-C does.
-    signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(143))
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEV_ANSWERS)
     parser.add_argument("--answerable", type=int, default=24)
