@@ -72,8 +72,13 @@ from typing import Any
 import httpx
 import openai
 
-from benchmarks.common import DEV_ANSWERS, LoggingProxy, local_judge_endpoint, read_jsonl
-from benchmarks.harness.answer_dev import claim_question
+from benchmarks.common import (
+    DEV_ANSWERS,
+    LoggingProxy,
+    claim_question,
+    local_judge_endpoint,
+    read_jsonl,
+)
 from judge.answer.grammar import cites_every_sentence
 from judge.answer.loop import AnswerOptions, generate_prompt
 from judge.answer.relevance import is_refusal
