@@ -81,7 +81,7 @@ from benchmarks.common import (
 )
 from judge.answer.grammar import cites_every_sentence
 from judge.answer.loop import AnswerOptions, generate_prompt
-from judge.answer.relevance import is_refusal
+from judge.answer.relevance import check_answer, is_refusal
 from judge.config import load_settings
 from judge.judges.templates import new_nonce
 from judge.pipeline.ledger import freeze_ledger
@@ -415,6 +415,7 @@ def summarise(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                 "drafts_citing": sum(r["drafts_citing"] for r in done),
                 "answerable": len(answerable),
                 "verified": sum(r["verified"] for r in answerable),
+                "verified_addressing": sum(r["verified"] and addresses(r) for r in answerable),
                 "mismatched": len(mismatched),
                 "mismatched_refused": sum(r["refused"] for r in mismatched),
                 "mismatched_truthful": sum(bool(r["truthful"]) for r in mismatched),
@@ -429,18 +430,24 @@ def summarise(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return table
 
 
+def addresses(row: dict[str, Any]) -> bool:
+    """Whether the returned text addresses the question by the answer check's rule
+    (judge/answer/relevance.py): a verified "Yes, this is true. [S1]" does not."""
+    return check_answer(row["question"], [row["text"]]).answers
+
+
 def markdown(table: Sequence[dict[str, Any]]) -> str:
     lines = [
-        "| surface | mode | drafts citing every sentence | answerable verified | mismatched "
-        "refused (truthfully) | refusal kinds | generator calls / q | judge calls / q | s / q "
-        "(median) |",
+        "| surface | mode | drafts citing every sentence | answerable verified (addressing the "
+        "question) | mismatched refused (truthfully) | refusal kinds | generator calls / q | "
+        "judge calls / q | s / q (median) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in table:
         kinds = ", ".join(f"{k} {v}" for k, v in sorted(row["refusal_kinds"].items())) or "-"
         lines.append(
             f"| {row['surface']} | {row['mode']} | {_share(row['drafts_citing'], row['drafts'])} "
-            f"| {_share(row['verified'], row['answerable'])} "
+            f"| {_share(row['verified'], row['answerable'])} ({row['verified_addressing']}) "
             f"| {_share(row['mismatched_refused'], row['mismatched'])} "
             f"({row['mismatched_truthful']}) | {kinds} | {row['generator_calls_per_q']} "
             f"| {row['judge_calls_per_q']} | {row['seconds_per_q_mean']} "
