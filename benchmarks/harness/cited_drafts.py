@@ -422,12 +422,20 @@ def summarise(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                 "mismatched_verified": sum(r["verified"] for r in mismatched),
                 "refusal_kinds": dict(Counter(r["refusal"] for r in mismatched if r["refusal"])),
                 "generator_calls_per_q": _mean([r["generator_calls"] for r in done]),
+                "probe_calls_per_q": _mean([probe_calls(r) for r in done]),
                 "judge_calls_per_q": _mean([r["judge_calls"] or 0 for r in done]),
                 "seconds_per_q_mean": _mean(seconds),
                 "seconds_per_q_median": round(statistics.median(seconds), 1) if seconds else None,
             }
         )
     return table
+
+
+def probe_calls(row: dict[str, Any]) -> int:
+    """The probes among a row's generator calls (the guard probes once per service)."""
+    if row["surface"] == "answer":
+        return int((row.get("drafting") or {}).get("probe_calls") or 0)
+    return int(row["generator_calls"]) - int(row["drafts"])
 
 
 def addresses(row: dict[str, Any]) -> bool:
@@ -439,8 +447,8 @@ def addresses(row: dict[str, Any]) -> bool:
 def markdown(table: Sequence[dict[str, Any]]) -> str:
     lines = [
         "| surface | mode | drafts citing every sentence | answerable verified (addressing the "
-        "question) | mismatched refused (truthfully) | refusal kinds | generator calls / q | "
-        "judge calls / q | s / q (median) |",
+        "question) | mismatched refused (truthfully) | refusal kinds | generator calls / q "
+        "(probes) | judge calls / q | s / q (median) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in table:
@@ -450,6 +458,7 @@ def markdown(table: Sequence[dict[str, Any]]) -> str:
             f"| {_share(row['verified'], row['answerable'])} ({row['verified_addressing']}) "
             f"| {_share(row['mismatched_refused'], row['mismatched'])} "
             f"({row['mismatched_truthful']}) | {kinds} | {row['generator_calls_per_q']} "
+            f"({row['probe_calls_per_q']}) "
             f"| {row['judge_calls_per_q']} | {row['seconds_per_q_mean']} "
             f"({row['seconds_per_q_median']}) |"
         )

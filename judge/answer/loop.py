@@ -2,7 +2,9 @@
 
 ::
 
-    draft ─ verify ─┬─ pass (something supported) ──────────────────────────────▶ passed
+    draft ─ verify ─┬─ pass, and it addresses the question ─────────────────────▶ passed
+                    ├─ pass, but it does not address the question ─▶ regenerate, keeping it
+                    │    (returned if the regeneration does not verify, or with no budget left)
                     ├─ repair ─ re-verify, still answers the question? ─ yes ──▶ repaired
                     │                                  └─ no ─┐
                     ├─ regenerate ────────────────────────────┴─▶ regenerate, naming the failing
@@ -257,7 +259,8 @@ def _prompt_variables(
 class _Attempt:
     """How one candidate answer ended."""
 
-    kind: Literal["accept", "retry", "block", "refuse"]
+    # unaddressed: verified, but not an answer to the question (judge/answer/relevance.py)
+    kind: Literal["accept", "unaddressed", "retry", "block", "refuse"]
     text: str = ""  # the accepted answer
     repaired: bool = False
     # Named in the regeneration prompt; on a refusal, why it is worth asking again.
@@ -302,6 +305,9 @@ class _Run:
         self.constraint = ReplyConstraint(grammar, unsupported("no generator opened"))
         # What the next draft or regeneration step records about how it was written.
         self._written: tuple[bool, bool] | None = None
+        # A draft that verified but did not address the question, while a better one is asked
+        # for: returned if that one does not verify.
+        self.kept: tuple[Outcome, str] | None = None
 
     def say(self, message: str) -> None:
         if self.progress is not None:
@@ -332,29 +338,28 @@ class _Run:
             except VerifierFault as exc:
                 reason = f"{type(exc).__name__}: {exc}"
                 await self._step(stage, None, reasons=[reason])
+                if self.kept is not None:
+                    return await self._finish_kept(self.kept, [*earlier, reason])
                 return await self._fallback([*earlier, reason], fault=reason)
             attempt = await self._attempt(resolve_aliases(text, self.aliases), stage)
             reasons = [*earlier, *attempt.reasons]
-            if attempt.kind == "accept":
-                outcome = (
-                    Outcome.REGENERATED
-                    if stage == "regeneration"
-                    else Outcome.REPAIRED
-                    if attempt.repaired
-                    else Outcome.PASSED
-                )
-                return await self._finish(outcome, attempt.text, reasons)
-            if attempt.kind == "refuse" and (
-                not attempt.problems or regenerations >= self.settings.max_regenerations
-            ):
+            spent = regenerations >= self.settings.max_regenerations
+            if attempt.kind == "accept" or (attempt.kind == "unaddressed" and spent):
+                return await self._finish(_outcome(stage, attempt), attempt.text, reasons)
+            if attempt.kind == "unaddressed":
+                self.kept = (_outcome(stage, attempt), attempt.text)
+            elif self.kept is not None and (attempt.kind in ("refuse", "block") or spent):
+                # A later draft failed; the earlier one verified, and stands.
+                return await self._finish_kept(self.kept, reasons)
+            if attempt.kind == "refuse" and (not attempt.problems or spent):
                 return await self._refuse(reasons)
             if attempt.kind == "block":
                 return await self._fallback(reasons, fault=attempt.fault)
-            if regenerations >= self.settings.max_regenerations:
-                spent = f"regeneration budget spent ({self.settings.max_regenerations})"
+            if spent:
+                spent_reason = f"regeneration budget spent ({self.settings.max_regenerations})"
                 if not self.supported_seen:
-                    return await self._refuse([*reasons, spent])
-                return await self._fallback([*reasons, spent])
+                    return await self._refuse([*reasons, spent_reason])
+                return await self._fallback([*reasons, spent_reason])
             regenerations += 1
             earlier = [*earlier, *(f"{stage}: {r}" for r in attempt.reasons)]
             prompt = regenerate_prompt(
@@ -403,10 +408,20 @@ class _Run:
         if blocked is not None:
             return blocked
         if response.action is Action.PASS:
-            if _supported(response):
+            supported = _supported(response)
+            if not supported:
+                problem = "the answer states nothing the evidence supports"
+                return _Attempt("retry", problems=[problem], reasons=[problem])
+            check = check_answer(self.question, supported)
+            if check.answers:
                 return _Attempt("accept", text=text)
-            problem = "the answer states nothing the evidence supports"
-            return _Attempt("retry", problems=[problem], reasons=[problem])
+            missing = ", ".join(check.missing) or "the question"
+            problem = (
+                f"the answer verified but does not address the question: it leaves out {missing}. "
+                "State what the passages say about it, each sentence with its citation."
+            )
+            reason = f"verified, but it does not address the question ({check.reason})"
+            return _Attempt("unaddressed", text=text, problems=[problem], reasons=[reason])
         if response.action is Action.REPAIR and response.repaired_answer:
             return await self._repair(response)
         return _Attempt("retry", problems=_problems(response), reasons=list(response.reasons))
@@ -493,6 +508,11 @@ class _Run:
             "Answer from those passages, citing them; give that sentence alone only if they do "
             "not answer the question."
         ]
+
+    async def _finish_kept(self, kept: tuple[Outcome, str], reasons: list[str]) -> AnswerResult:
+        outcome, text = kept
+        why = "the earlier verified answer is returned, though it does not address the question"
+        return await self._finish(outcome, text, [*reasons, why])
 
     async def _refuse(self, reasons: list[str]) -> AnswerResult:
         """A refusal that says which kind it is (:meth:`_refusal`)."""
@@ -662,6 +682,12 @@ class _Run:
             "outcome": outcome.value if outcome is not None else None,
         }
         await asyncio.to_thread(self.audit.record, request, response, kind=AUDIT_KIND, extra=extra)
+
+
+def _outcome(stage: Stage, attempt: _Attempt) -> Outcome:
+    if stage == "regeneration":
+        return Outcome.REGENERATED
+    return Outcome.REPAIRED if attempt.repaired else Outcome.PASSED
 
 
 def _blocked(response: VerifyResponse) -> _Attempt | None:

@@ -524,3 +524,35 @@ async def test_a_refusal_after_a_failed_draft_names_the_draft_failures() -> None
         "(draft: 1 statement is not supported by the evidence), and the regenerated answer "
         "said the evidence does not contain the answer."
     )
+
+
+# --- a verified draft that does not address the question ---------------------------------------
+
+
+async def test_a_verified_draft_that_does_not_address_the_question_is_asked_again() -> None:
+    rig = Rig([UNOPENED, PAYMENT])
+    result = await rig.run(PAYMENT_Q)
+    assert result.outcome is Outcome.REGENERATED and result.text == PAYMENT
+    assert result.reasons[0].startswith("draft: verified, but it does not address the question")
+    problems = fenced(rig.generator.requests[1])["PROBLEMS"]
+    assert "the answer verified but does not address the question: it leaves out" in problems
+    assert "payment" in problems and "method" in problems
+
+
+async def test_without_a_budget_the_verified_draft_is_returned() -> None:
+    rig = Rig([UNOPENED], max_regenerations=0)
+    result = await rig.run(PAYMENT_Q)
+    assert result.outcome is Outcome.PASSED and result.text == UNOPENED
+    assert result.reasons[0].startswith("verified, but it does not address the question")
+
+
+@pytest.mark.parametrize("later", [PIGEON, REFUSAL_SENTENCE], ids=["unsupported", "refusal"])
+async def test_the_earlier_verified_draft_stands_when_the_next_one_fails(later: str) -> None:
+    rig = Rig([UNOPENED, later])
+    result = await rig.run(PAYMENT_Q)
+    assert result.outcome is Outcome.PASSED and result.text == UNOPENED
+    assert result.verified and result.refusal is None
+    assert result.reasons[-1] == (
+        "the earlier verified answer is returned, though it does not address the question"
+    )
+    assert [s.stage for s in result.steps] == ["draft", "regeneration", "final"]
