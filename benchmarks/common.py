@@ -66,6 +66,17 @@ def joined_evidence(raw: dict[str, Any]) -> str:
     return "\n\n".join(p["text"] for p in raw["evidence"])
 
 
+def claim_question(claim: str) -> str:
+    """The fixed question the answer harnesses ask of a statement: ``Is this true? <claim>
+    Answer from the evidence.``, blanks folded and a full stop added where none ends it. The
+    statement opens a sentence of its own, so its first word keeps its case without being read
+    as a name by the answer check."""
+    body = " ".join(claim.split())
+    if not body.endswith((".", "!", "?")):
+        body += "."
+    return f"Is this true? {body} Answer from the evidence."
+
+
 def missing_data(*paths: Path) -> str | None:
     """Why the data cannot be read (the first path that is not there), or None."""
     for path in paths:

@@ -23,6 +23,15 @@ class CitationPolicy(StrEnum):
     SEARCH = "search"  # an uncited claim is aligned to the most similar passages
 
 
+class GeneratorGrammar(StrEnum):
+    """How drafts are constrained to cite every sentence (judge/answer/grammar.py)."""
+
+    AUTO = "auto"  # probe the generator endpoint once per process and endpoint
+    LLAMACPP = "llamacpp"  # llama.cpp's server: a GBNF "grammar" field
+    VLLM = "vllm"  # vLLM: "structured_outputs" with a regular expression
+    OFF = "off"  # the prompt's citation rule only
+
+
 class OtherLanguages(StrEnum):
     """What becomes of a claim in a language the judge was not measured on."""
 
@@ -218,6 +227,11 @@ class Settings(BaseSettings):
     )
     generator_api_key: str | None = Field(
         default=None, description="the generator's API key (default: api_key)"
+    )
+    generator_grammar: GeneratorGrammar = Field(
+        default=GeneratorGrammar.AUTO,
+        description="constrain drafts (judge answer, the guard endpoint) to cite every sentence "
+        "or refuse: auto (probe the endpoint), llamacpp, vllm, or off (the prompt only)",
     )
 
     # Streams (`stream: true` on the guard endpoint, Verifier.verify_stream, `judge verify -`).

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import DEV_CLAIMS, ROOT
+from benchmarks.common import DEV_CLAIMS, ROOT, claim_question
 
 DEFAULT_DATA = DEV_CLAIMS
 EXAMPLES = ROOT / "examples"
@@ -64,14 +64,6 @@ class Item:
     label: str
     question: str
     evidence: list[dict[str, Any]]
-
-
-def claim_question(claim: str) -> str:
-    """The fixed question for a claim (see the module docstring)."""
-    body = " ".join(claim.split())
-    if not body.endswith((".", "!", "?")):
-        body += "."
-    return f"Is this true? {body} Answer from the evidence."
 
 
 def round_robin(

@@ -11,17 +11,20 @@ made up on failure.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, NoReturn, Protocol, cast
+from typing import Any, NoReturn, Protocol, cast, runtime_checkable
 
 import httpx
 import openai
 
-from judge.config import Settings
+from judge.answer.grammar import Dialect
+from judge.answer.grammar_support import GrammarSupport, detect_support, unsupported
+from judge.config import GeneratorGrammar, Settings
 from judge.errors import ConfigError, GeneratorFault
 from judge.judges.endpoint_urls import api_base
 from judge.judges.transport import TransportFailed, endpoint_client, openai_client
@@ -46,6 +49,21 @@ class Generator(Protocol):
     async def generate(self, prompt: RenderedPrompt) -> Generation: ...
 
 
+@runtime_checkable
+class ConstrainedGenerator(Generator, Protocol):
+    """A generator that can write under a grammar (:mod:`judge.answer.grammar`)."""
+
+    async def generate(
+        self, prompt: RenderedPrompt, *, extra_body: Mapping[str, Any] | None = None
+    ) -> Generation: ...
+
+    async def grammar_support(
+        self, setting: GeneratorGrammar, *, model: str | None = None
+    ) -> GrammarSupport: ...
+
+    def distrust_grammar(self, note: str) -> None: ...
+
+
 class HttpGenerator:
     """Chat completions on one endpoint. ``calls`` counts the completions requested."""
 
@@ -57,6 +75,7 @@ class HttpGenerator:
         max_tokens: int,
         temperature: float,
         owns_client: bool,
+        known_dialect: Dialect | None = None,
     ) -> None:
         self._client = client
         self._model = model
@@ -64,6 +83,10 @@ class HttpGenerator:
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.calls = 0
+        self._grammar: tuple[GeneratorGrammar, GrammarSupport] | None = None
+        self._grammar_lock = asyncio.Lock()
+        # What the server is known to take without a probe (the embedded server's backend).
+        self._known_dialect = known_dialect
 
     async def resolve_model(self) -> str:
         """The configured model id, or the one model the server lists."""
@@ -90,8 +113,33 @@ class HttpGenerator:
         except Exception as exc:
             _raise_fault(exc)
 
-    async def generate(self, prompt: RenderedPrompt) -> Generation:
-        return await self.complete(prompt.messages())
+    async def generate(
+        self, prompt: RenderedPrompt, *, extra_body: Mapping[str, Any] | None = None
+    ) -> Generation:
+        """One completion of ``prompt``; ``extra_body`` adds fields to the request (a grammar)."""
+        options = {"extra_body": dict(extra_body)} if extra_body else None
+        return await self.complete(prompt.messages(), options=options)
+
+    async def grammar_support(
+        self, setting: GeneratorGrammar, *, model: str | None = None
+    ) -> GrammarSupport:
+        """How this endpoint constrains decoding, by ``setting`` or probed once (with
+        ``model``, else this generator's) and kept."""
+        async with self._grammar_lock:
+            if self._grammar is None or self._grammar[0] is not setting:
+                known = self._known_dialect
+                if setting is GeneratorGrammar.AUTO and known is not None:
+                    support = GrammarSupport(known, "server")
+                else:
+                    model = model or await self.resolve_model()
+                    support = await detect_support(self._client, model, setting)
+                self._grammar = (setting, support)
+            return self._grammar[1]
+
+    def distrust_grammar(self, note: str) -> None:
+        """Stop constraining: a reply came back outside the grammar it was sent."""
+        setting = self._grammar[0] if self._grammar else GeneratorGrammar.AUTO
+        self._grammar = (setting, unsupported(note, source="check"))
 
     async def complete(
         self,
@@ -304,9 +352,11 @@ def build_http_generator(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     temperature: float = 0.0,
     http_client: httpx.AsyncClient | None = None,
+    known_dialect: Dialect | None = None,
 ) -> HttpGenerator:
     """A generator on ``base_url``. Without ``http_client`` one is built like the judge's (and
-    closed by :meth:`HttpGenerator.aclose`); a given client is used as it is and left open."""
+    closed by :meth:`HttpGenerator.aclose`); a given client is used as it is and left open.
+    ``known_dialect``: the constraint the server is known to take (no probe is made)."""
     if max_tokens < 1:
         raise ConfigError("the generator's max_tokens must be at least 1")
     owns_client = http_client is None
@@ -316,7 +366,12 @@ def build_http_generator(
         root, client = api_base(base_url), http_client
     raw = openai_client(settings, root, client)
     return HttpGenerator(
-        raw, model=model, max_tokens=max_tokens, temperature=temperature, owns_client=owns_client
+        raw,
+        model=model,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        owns_client=owns_client,
+        known_dialect=known_dialect,
     )
 
 
@@ -330,17 +385,36 @@ async def open_generator(
     temperature: float = 0.0,
 ) -> AsyncIterator[HttpGenerator]:
     """The generator on ``base_url``, else on the judge's endpoint (the embedded local model
-    when no ``JUDGE_BASE_URL`` is set, started if need be)."""
+    when no ``JUDGE_BASE_URL`` is set, started if need be; its backend tells which grammar it
+    takes, so it is not probed)."""
+    known: Dialect | None = None
     if base_url is None:
         from judge.pipeline.entail.connect import resolve_endpoint
 
         base_url, judge_model = await resolve_endpoint(settings)
         model = model or judge_model
+        if not settings.base_url:
+            known = await asyncio.to_thread(_embedded_dialect, settings, base_url)
     generator = build_http_generator(
-        settings, base_url=base_url, model=model, max_tokens=max_tokens, temperature=temperature
+        settings,
+        base_url=base_url,
+        model=model,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        known_dialect=known,
     )
     async with generator:
         yield generator
+
+
+def _embedded_dialect(settings: Settings, base_url: str) -> Dialect | None:
+    """The grammar dialect of the embedded server at ``base_url``: its backend's."""
+    from judge.local_models.server import recorded_server
+
+    info = recorded_server(settings)
+    if info is None or info.base_url != base_url:
+        return None
+    return Dialect(info.backend)
 
 
 def _raise_fault(exc: Exception) -> NoReturn:

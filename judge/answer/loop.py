@@ -2,7 +2,9 @@
 
 ::
 
-    draft ─ verify ─┬─ pass (something supported) ──────────────────────────────▶ passed
+    draft ─ verify ─┬─ pass, and it addresses the question ─────────────────────▶ passed
+                    ├─ pass, but it does not address the question ─▶ regenerate, keeping it
+                    │    (returned if the regeneration does not verify, or with no budget left)
                     ├─ repair ─ re-verify, still answers the question? ─ yes ──▶ repaired
                     │                                  └─ no ─┐
                     ├─ regenerate ────────────────────────────┴─▶ regenerate, naming the failing
@@ -11,10 +13,18 @@
                     └─ block (contradiction, failed exact check, verifier error) ─▶ fallback
     the refusal sentence, or nothing supported once the budget is spent ─────────▶ refused
 
+Drafts are written under the citation grammar (:mod:`judge.answer.grammar`) when the generator
+endpoint constrains decoding (:mod:`judge.answer.grammar_support`): every sentence ends with
+citations of this request's passages, or the reply is the refusal sentence alone. Otherwise the
+prompt's rule stands alone, and the result's ``drafting.note`` says so. A refusal sentence on
+evidence that shares the question's words is asked again once (within the regeneration budget),
+naming the passages that mention them: a small generator gives up on answers a passage states.
+
 An answer is only ever returned when its text passed verification; everything else ends in the
 configured fallback: a safe message, a partial answer (only verified sentences, re-verified,
 plus the gap named) or an escalation marker. A generator or verifier fault fails closed the same
-way. Every step is written to the audit log under one answer id.
+way. A refusal says which kind it is (``refusal``): no passage bears on the question, or the
+drafts failed verification, named. Every step is written to the audit log under one answer id.
 """
 
 from __future__ import annotations
@@ -29,8 +39,17 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from judge.answer.generator import Generator, open_generator
-from judge.answer.refusals import WITHHELD, evidence_gap, failures_named
+from judge.answer.constrain import ReplyConstraint, reply_constraint
+from judge.answer.generator import ConstrainedGenerator, Generator, open_generator
+from judge.answer.grammar import CitationGrammar, cites_every_sentence
+from judge.answer.grammar_support import unsupported
+from judge.answer.refusals import (
+    WITHHELD,
+    Refusal,
+    RefusalKind,
+    failures_named,
+    generator_refusal,
+)
 from judge.answer.relevance import (
     REFUSAL_SENTENCE,
     AnswerCheck,
@@ -44,6 +63,7 @@ from judge.answer.types import (
     AnswerOptions,
     AnswerResult,
     AnswerStep,
+    Drafting,
     Fallback,
     Outcome,
     Progress,
@@ -85,6 +105,7 @@ __all__ = [
     "AnswerOptions",
     "AnswerResult",
     "AnswerStep",
+    "Drafting",
     "Fallback",
     "Outcome",
     "Progress",
@@ -238,10 +259,12 @@ def _prompt_variables(
 class _Attempt:
     """How one candidate answer ended."""
 
-    kind: Literal["accept", "retry", "block", "refuse"]
+    # unaddressed: verified, but not an answer to the question (judge/answer/relevance.py)
+    kind: Literal["accept", "unaddressed", "retry", "block", "refuse"]
     text: str = ""  # the accepted answer
     repaired: bool = False
-    problems: list[str] = field(default_factory=list)  # named in the regeneration prompt
+    # Named in the regeneration prompt; on a refusal, why it is worth asking again.
+    problems: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     fault: str | None = None
 
@@ -273,9 +296,18 @@ class _Run:
         self.supported_seen = False
         # The latest verified text with supported claims: the partial fallback's material.
         self.partial_source: tuple[str, VerifyResponse] | None = None
-        # How each draft failed, by kind and count: what a refusal names.
-        self.draft_failures: list[str] = []
+        # How each draft ended, in order: its failures by kind and count (what a refusal
+        # names), or None for the refusal sentence.
+        self.drafts: list[tuple[Stage, str | None]] = []
         self.judge: Judge | None = None
+        self.aliases = passage_aliases(ledger)
+        grammar = CitationGrammar.for_ids(list(self.aliases))
+        self.constraint = ReplyConstraint(grammar, unsupported("no generator opened"))
+        # What the next draft or regeneration step records about how it was written.
+        self._written: tuple[bool, bool] | None = None
+        # A draft that verified but did not address the question, while a better one is asked
+        # for: returned if that one does not verify.
+        self.kept: tuple[Outcome, str] | None = None
 
     def say(self, message: str) -> None:
         if self.progress is not None:
@@ -292,37 +324,42 @@ class _Run:
         stage: Stage = "draft"
         regenerations = 0
         earlier: list[str] = []  # why the earlier attempts failed, for the final reasons
+        try:
+            await self._learn_support(generator)
+        except VerifierFault as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+            await self._step(stage, None, reasons=[reason])
+            return await self._fallback([reason], fault=reason)
         while True:
             self.say("writing a draft answer" if stage == "draft" else "regenerating the answer")
             self.generator_calls += 1
             try:
-                text = (await generator.generate(prompt)).text
+                text = await self._write(generator, prompt)
             except VerifierFault as exc:
                 reason = f"{type(exc).__name__}: {exc}"
                 await self._step(stage, None, reasons=[reason])
+                if self.kept is not None:
+                    return await self._finish_kept(self.kept, [*earlier, reason])
                 return await self._fallback([*earlier, reason], fault=reason)
-            attempt = await self._attempt(
-                resolve_aliases(text, passage_aliases(self.ledger)), stage
-            )
+            attempt = await self._attempt(resolve_aliases(text, self.aliases), stage)
             reasons = [*earlier, *attempt.reasons]
-            if attempt.kind == "accept":
-                outcome = (
-                    Outcome.REGENERATED
-                    if stage == "regeneration"
-                    else Outcome.REPAIRED
-                    if attempt.repaired
-                    else Outcome.PASSED
-                )
-                return await self._finish(outcome, attempt.text, reasons)
-            if attempt.kind == "refuse":
-                return await self._refuse(reasons, generator_refused=True)
+            spent = regenerations >= self.settings.max_regenerations
+            if attempt.kind == "accept" or (attempt.kind == "unaddressed" and spent):
+                return await self._finish(_outcome(stage, attempt), attempt.text, reasons)
+            if attempt.kind == "unaddressed":
+                self.kept = (_outcome(stage, attempt), attempt.text)
+            elif self.kept is not None and (attempt.kind in ("refuse", "block") or spent):
+                # A later draft failed; the earlier one verified, and stands.
+                return await self._finish_kept(self.kept, reasons)
+            if attempt.kind == "refuse" and (not attempt.problems or spent):
+                return await self._refuse(reasons)
             if attempt.kind == "block":
                 return await self._fallback(reasons, fault=attempt.fault)
-            if regenerations >= self.settings.max_regenerations:
-                spent = f"regeneration budget spent ({self.settings.max_regenerations})"
+            if spent:
+                spent_reason = f"regeneration budget spent ({self.settings.max_regenerations})"
                 if not self.supported_seen:
-                    return await self._refuse([*reasons, spent])
-                return await self._fallback([*reasons, spent])
+                    return await self._refuse([*reasons, spent_reason])
+                return await self._fallback([*reasons, spent_reason])
             regenerations += 1
             earlier = [*earlier, *(f"{stage}: {r}" for r in attempt.reasons)]
             prompt = regenerate_prompt(
@@ -335,12 +372,30 @@ class _Run:
             )
             stage = "regeneration"
 
+    async def _learn_support(self, generator: Generator) -> None:
+        self.constraint = await reply_constraint(
+            generator, list(self.aliases), self.settings, max_sentences=self.options.max_sentences
+        )
+
+    async def _write(self, generator: Generator, prompt: RenderedPrompt) -> str:
+        """One draft, under the grammar when the endpoint takes one. A reply outside the grammar
+        it was sent is still verified as any draft is, and the grammar is no longer trusted."""
+        fields = self.constraint.extra_body
+        if fields is None or not isinstance(generator, ConstrainedGenerator):
+            text = (await generator.generate(prompt)).text
+        else:
+            text = (await generator.generate(prompt, extra_body=fields)).text
+            self.constraint = self.constraint.checked(generator, text)
+        self._written = (fields is not None, cites_every_sentence(text, self.aliases))
+        return text
+
     async def _attempt(self, text: str, stage: Stage) -> _Attempt:
         refused, rest = split_refusal(text)
         if refused and not is_factual(rest):
             reason = "the generator found no answer in the evidence"
+            self.drafts.append((stage, None))
             await self._step(stage, text, reasons=[reason])
-            return _Attempt("refuse", reasons=[reason])
+            return _Attempt("refuse", reasons=[reason], problems=self._ask_again())
         notes = []
         if refused:
             text = rest  # the refusal sentence is not a claim; the rest is checked as usual
@@ -353,10 +408,20 @@ class _Run:
         if blocked is not None:
             return blocked
         if response.action is Action.PASS:
-            if _supported(response):
+            supported = _supported(response)
+            if not supported:
+                problem = "the answer states nothing the evidence supports"
+                return _Attempt("retry", problems=[problem], reasons=[problem])
+            check = check_answer(self.question, supported)
+            if check.answers:
                 return _Attempt("accept", text=text)
-            problem = "the answer states nothing the evidence supports"
-            return _Attempt("retry", problems=[problem], reasons=[problem])
+            missing = ", ".join(check.missing) or "the question"
+            problem = (
+                f"the answer verified but does not address the question: it leaves out {missing}. "
+                "State what the passages say about it, each sentence with its citation."
+            )
+            reason = f"verified, but it does not address the question ({check.reason})"
+            return _Attempt("unaddressed", text=text, problems=[problem], reasons=[reason])
         if response.action is Action.REPAIR and response.repaired_answer:
             return await self._repair(response)
         return _Attempt("retry", problems=_problems(response), reasons=list(response.reasons))
@@ -424,34 +489,76 @@ class _Run:
 
     def _note_failure(self, stage: Stage, what: str) -> None:
         if stage in ("draft", "regeneration"):
-            self.draft_failures.append(f"{stage}: {what}")
+            self.drafts.append((stage, what))
 
-    async def _refuse(self, reasons: list[str], *, generator_refused: bool = False) -> AnswerResult:
-        """A refusal that says which it is: the drafts failed verification (named), or the
-        generator found no answer, with whether any passage bears on the question."""
-        detail = self._refusal_detail(generator_refused)
+    def _ask_again(self) -> list[str]:
+        """Why a refusal sentence is worth a second try: the evidence, read word by word,
+        addresses the question. Names the passages that mention its words; [] when it does not
+        (then the refusal stands at once)."""
+        passages = self.ledger.passages
+        if not check_answer(self.question, [p.text for p in passages]).answers:
+            return []
+        mentions = []
+        for alias, passage in zip(self.aliases, passages, strict=True):
+            words = check_answer(self.question, [passage.text]).addressed
+            if words:
+                mentions.append(f"{alias} mentions {', '.join(words[:6])}")
+        return [
+            f'"{REFUSAL_SENTENCE}": the evidence may hold the answer ({"; ".join(mentions)}). '
+            "Answer from those passages, citing them; give that sentence alone only if they do "
+            "not answer the question."
+        ]
+
+    async def _finish_kept(self, kept: tuple[Outcome, str], reasons: list[str]) -> AnswerResult:
+        outcome, text = kept
+        why = "the earlier verified answer is returned, though it does not address the question"
+        return await self._finish(outcome, text, [*reasons, why])
+
+    async def _refuse(self, reasons: list[str]) -> AnswerResult:
+        """A refusal that says which kind it is (:meth:`_refusal`)."""
+        refusal = self._refusal()
         if self.options.fallback is Fallback.ESCALATE:
-            text = f"{ESCALATION_MESSAGE} {detail}".strip()
+            text = f"{ESCALATION_MESSAGE} {refusal.text}".strip()
             return await self._finish(
-                Outcome.REFUSED, text, reasons, fallback=Fallback.ESCALATE, escalated=True
+                Outcome.REFUSED,
+                text,
+                reasons,
+                fallback=Fallback.ESCALATE,
+                escalated=True,
+                refusal=refusal.kind,
             )
-        return await self._finish(Outcome.REFUSED, detail, reasons, fallback=self.options.fallback)
+        return await self._finish(
+            Outcome.REFUSED,
+            refusal.text,
+            reasons,
+            fallback=self.options.fallback,
+            refusal=refusal.kind,
+        )
 
-    def _refusal_detail(self, generator_refused: bool) -> str:
-        failures = "; ".join(self.draft_failures)
-        if self.draft_failures and not generator_refused:
-            return f"{WITHHELD}: every draft failed verification against the evidence ({failures})."
-        if self.draft_failures:
-            return (
+    def _refusal(self) -> Refusal:
+        """No passage bears on the question (no passage shares its words, or every draft was
+        the refusal sentence), or the drafts failed verification, each failure named."""
+        failed = [f"{stage}: {what}" for stage, what in self.drafts if what is not None]
+        refused = [stage for stage, what in self.drafts if what is None]
+        if refused and not failed:
+            return generator_refusal(self.question, self.ledger.passages, asked=len(refused))
+        named = f" ({'; '.join(failed)})" if failed else ""
+        failures = "; ".join(failed)
+        kind = RefusalKind.FAILED_VERIFICATION
+        if not refused:
+            text = f"{WITHHELD}: every draft failed verification against the evidence{named}."
+            return Refusal(kind, text)
+        if self.drafts[-1][1] is None:
+            return Refusal(
+                kind,
                 f"{WITHHELD}: the draft failed verification against the evidence ({failures}), "
-                "and the regenerated answer said the evidence does not contain the answer."
+                "and the regenerated answer said the evidence does not contain the answer.",
             )
-        gap = evidence_gap(self.question, self.ledger.passages)
-        if gap is not None:
-            return f"{REFUSAL_SENTENCE} No passage mentions: {', '.join(gap)}."
-        mentioned = check_answer(self.question, [p.text for p in self.ledger.passages]).addressed
-        words = f" (passages mention: {', '.join(mentioned)})" if mentioned else ""
-        return f"{WITHHELD}: the generator found no answer in the evidence{words}."
+        return Refusal(
+            kind,
+            f"{WITHHELD}: the draft said the evidence does not contain the answer, and the "
+            f"regenerated answer failed verification against the evidence ({failures}).",
+        )
 
     async def _fallback(self, reasons: list[str], *, fault: str | None = None) -> AnswerResult:
         fallback = self.options.fallback
@@ -503,6 +610,7 @@ class _Run:
         fallback: Fallback | None = None,
         escalated: bool = False,
         fault: str | None = None,
+        refusal: RefusalKind | None = None,
     ) -> AnswerResult:
         await self._step("final", text, reasons=reasons, outcome=outcome)
         return AnswerResult(
@@ -514,6 +622,8 @@ class _Run:
             fallback=fallback,
             reasons=reasons,
             fault=fault,
+            refusal=refusal,
+            drafting=self.constraint.drafting(),
             ledger_hash=self.ledger.ledger_hash,
             ledger_ids=self.ledger.ids,
             steps=self.steps,
@@ -533,6 +643,8 @@ class _Run:
         outcome: Outcome | None = None,
     ) -> None:
         verdicts = response.verdicts if response is not None else []
+        written = self._written if stage in ("draft", "regeneration") else None
+        self._written = None if written is not None else self._written
         labels: dict[str, int] = {}
         for verdict in verdicts:
             labels[verdict.label.value] = labels.get(verdict.label.value, 0) + 1
@@ -548,6 +660,8 @@ class _Run:
             request_id=response.request_id if response is not None else None,
             answers_question=check.answers if check is not None else None,
             missing=list(check.missing) if check is not None else [],
+            constrained=written[0] if written is not None else None,
+            cites_every_sentence=written[1] if written is not None else None,
         )
         self.steps.append(step)
         if self.audit is None:
@@ -568,6 +682,12 @@ class _Run:
             "outcome": outcome.value if outcome is not None else None,
         }
         await asyncio.to_thread(self.audit.record, request, response, kind=AUDIT_KIND, extra=extra)
+
+
+def _outcome(stage: Stage, attempt: _Attempt) -> Outcome:
+    if stage == "regeneration":
+        return Outcome.REGENERATED
+    return Outcome.REPAIRED if attempt.repaired else Outcome.PASSED
 
 
 def _blocked(response: VerifyResponse) -> _Attempt | None:

@@ -10,6 +10,9 @@ from typing import Literal
 from pydantic import BaseModel, Field, computed_field
 
 from judge.answer.generator import DEFAULT_MAX_TOKENS
+from judge.answer.grammar import Dialect
+from judge.answer.grammar_support import Source
+from judge.answer.refusals import RefusalKind
 from judge.schemas import Action
 
 SAFE_MESSAGE = "No verified answer can be given: the answer could not be confirmed by the evidence."
@@ -64,6 +67,22 @@ class AnswerStep(BaseModel):
     request_id: str | None = None  # the verification's id (its audit record)
     answers_question: bool | None = None
     missing: list[str] = Field(default_factory=list, description="question words not addressed")
+    # For a draft or regeneration: whether it was written under the citation grammar, and
+    # whether every sentence of it cites a passage (or it is the refusal sentence alone).
+    constrained: bool | None = None
+    cites_every_sentence: bool | None = None
+
+
+class Drafting(BaseModel):
+    """How the drafts were written: the citation grammar the generator was held to (none: the
+    prompt's citation rule alone), where that was learnt (the setting, the embedded server's
+    backend, a probe of the endpoint, a reply that broke the grammar), the note saying why
+    drafts were not held to one, and the probe calls it took."""
+
+    grammar: Dialect | None = None
+    source: Source = "none"
+    note: str | None = None
+    probe_calls: int = 0
 
 
 class AnswerResult(BaseModel):
@@ -75,6 +94,8 @@ class AnswerResult(BaseModel):
     fallback: Fallback | None = None  # the fallback that shaped ``text``, when not verified
     reasons: list[str] = Field(default_factory=list)
     fault: str | None = None  # a generator or verifier fault that blocked the answer
+    refusal: RefusalKind | None = None  # which kind of refusal, when the outcome is refused
+    drafting: Drafting = Field(default_factory=Drafting)
     ledger_hash: str
     ledger_ids: list[str]
     steps: list[AnswerStep]

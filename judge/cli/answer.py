@@ -155,6 +155,11 @@ def _summary(result: AnswerResult) -> None:
         f"  steps {len(result.steps)}  generator calls {result.generator_calls}  "
         f"judge calls {result.judge_calls}  {result.seconds:.1f} s  answer {result.answer_id}"
     )
+    drafting = result.drafting
+    if drafting.grammar is not None:
+        line.append(f"  drafts under the {drafting.grammar.value} citation grammar")
     console.print(line, soft_wrap=True)
+    if drafting.note:
+        console.print(Text("  note: ") + data(drafting.note))
     for reason in result.reasons:
         console.print(Text("  - ") + data(reason))

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from fastapi import FastAPI, Request, Response
 from pydantic import ValidationError
 
+from judge.answer.constrain import ReplyConstraint, reply_constraint
 from judge.answer.generator import (
     DEFAULT_MAX_TOKENS,
     Generation,
@@ -84,6 +85,8 @@ UNSUPPORTED_FIELDS = (
 )
 # Sampling parameters passed on to the generator as they are.
 FORWARDED_FIELDS = ("top_p", "stop", "seed", "presence_penalty", "frequency_penalty")
+# The most sentences the citation grammar lets a reply have (judge/answer/grammar.py).
+MAX_REPLY_SENTENCES = 20
 
 
 class ChatGenerator(Protocol):
@@ -216,13 +219,28 @@ class ChatGuard:
     ) -> Response:
         service = self.service
         model = settings.generator_model or chat.model
+        try:
+            constraint = await reply_constraint(
+                generator,
+                [p.id for p in passages],
+                settings,
+                max_sentences=MAX_REPLY_SENTENCES,
+                model=model,
+            )
+        except (GeneratorFault, ConfigError) as exc:
+            log.error("generator failed: %s", exc)
+            service.metrics.observe_error(type(exc).__name__)
+            return _error(502, f"{type(exc).__name__}: {exc}", "generator_error")
         if chat.stream and chat.grounding.stream_mode == "sentences":
             if not isinstance(generator, StreamingChatGenerator):
                 message = "the configured generator cannot stream: use stream_mode buffered"
                 return _error(422, message, "invalid_request_error", "grounding.stream_mode")
-            return await self._stream(request, chat, passages, settings, generator, model, started)
+            return await self._stream(
+                request, chat, passages, settings, generator, model, started, constraint
+            )
         try:
-            generation = await _complete(generator, chat, model)
+            generation = await _complete(generator, chat, model, constraint.extra_body)
+            constraint = constraint.checked(generator, generation.text)
         except (GeneratorFault, ConfigError) as exc:
             log.error("generator failed: %s", exc)
             service.metrics.observe_error(type(exc).__name__)
@@ -266,6 +284,7 @@ class ChatGuard:
                 verification=response
                 if chat.grounding.include_withheld
                 else without_withheld(response, shown_in_reply(response, outcome)),
+                drafting=constraint.drafting(),
             ),
         )
         headers = {"x-request-id": response.request_id}
@@ -283,6 +302,7 @@ class ChatGuard:
         generator: StreamingChatGenerator,
         model: str,
         started: float,
+        constraint: ReplyConstraint,
     ) -> Response:
         """Sentence by sentence: the generator's first text is awaited first (the client's
         disconnect watched, the wait bounded), so a generator that fails before it is still a
@@ -293,13 +313,12 @@ class ChatGuard:
         if service.audit is None or (fault := await asyncio.to_thread(service.audit.fault)):
             message = f"audit log unavailable, reply withheld: {fault or 'not open'}"
             return _error(503, message, "audit_error")
-        options = {name: getattr(chat, name) for name in FORWARDED_FIELDS}
         generation = generator.stream(
             [m.model_dump(exclude_none=True) for m in chat.messages],
             model=model,
             max_tokens=chat.max_completion_tokens or chat.max_tokens or DEFAULT_MAX_TOKENS,
             temperature=chat.temperature,
-            options={name: value for name, value in options.items() if value is not None},
+            options=_options(chat, constraint.extra_body),
         )
         stream = ChatStream(
             service,
@@ -310,6 +329,7 @@ class ChatGuard:
             started,
             model,
             include_withheld=chat.grounding.include_withheld,
+            drafting=constraint.drafting(),
         )
         stream.start()
         refused = await stream.opened(request)
@@ -407,16 +427,27 @@ async def open_guard_generator(settings: Settings) -> AsyncIterator[HttpGenerato
 
 
 async def _complete(
-    generator: ChatGenerator, chat: ChatCompletionRequest, model: str
+    generator: ChatGenerator,
+    chat: ChatCompletionRequest,
+    model: str,
+    extra_body: dict[str, Any] | None = None,
 ) -> Generation:
-    options = {name: getattr(chat, name) for name in FORWARDED_FIELDS}
     return await generator.complete(
         [m.model_dump(exclude_none=True) for m in chat.messages],
         model=model,
         max_tokens=chat.max_completion_tokens or chat.max_tokens or DEFAULT_MAX_TOKENS,
         temperature=chat.temperature,
-        options={name: value for name, value in options.items() if value is not None},
+        options=_options(chat, extra_body),
     )
+
+
+def _options(chat: ChatCompletionRequest, extra_body: dict[str, Any] | None) -> dict[str, Any]:
+    """The caller's sampling parameters, and the citation grammar's fields when there are any."""
+    options = {name: getattr(chat, name) for name in FORWARDED_FIELDS}
+    options = {name: value for name, value in options.items() if value is not None}
+    if extra_body:
+        options["extra_body"] = extra_body
+    return options
 
 
 def _request_settings(settings: Settings, grounding: GroundingOptions) -> Settings:

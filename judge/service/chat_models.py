@@ -10,6 +10,7 @@ from fastapi import Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
+from judge.answer.types import Drafting
 from judge.config import CitationPolicy
 from judge.schemas import VerifyResponse
 
@@ -125,6 +126,11 @@ class Grounding(BaseModel):
 
     outcome: Outcome
     verification: VerifyResponse
+    drafting: Drafting | None = Field(
+        default=None,
+        description="The citation grammar the reply was written under, or the note saying why "
+        "it was written under the prompt alone.",
+    )
 
 
 class ChatCompletion(BaseModel):

@@ -48,6 +48,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
+from judge.answer.types import Drafting
 from judge.api import stream_limits
 from judge.errors import AuditError
 from judge.schemas import Passage, VerifyRequest
@@ -62,6 +63,7 @@ from judge.stream import (
 )
 
 if TYPE_CHECKING:
+    from judge.answer.types import Drafting
     from judge.config import Settings
     from judge.service.app import Service
 
@@ -106,6 +108,7 @@ class ChatStream:
         model: str,
         *,
         include_withheld: bool = False,
+        drafting: Drafting | None = None,
     ) -> None:
         self.service = service
         self.settings = settings
@@ -114,6 +117,7 @@ class ChatStream:
         self.started = started
         self.include_withheld = include_withheld
         self.departure = Departure()
+        self.drafting = drafting  # the citation grammar the generator wrote under
         self.verification = StreamVerification(
             passages,
             settings,
@@ -328,7 +332,7 @@ class ChatStream:
         if not self.include_withheld:
             response = without_withheld(response, shown_in_stream(response, result.released))
             summary["stop_reason"] = brief(result.stop_reason)
-        grounding = Grounding(outcome=result.outcome, verification=response)
+        grounding = Grounding(outcome=result.outcome, verification=response, drafting=self.drafting)
         body = {
             **self._head(),
             "choices": [_delta({"content": notice} if notice else {}, "stop")],

@@ -41,14 +41,17 @@ Script = Callable[[dict[str, Any]], Spec]
 
 
 def fake_settings(**overrides: Any) -> Settings:
-    """Settings for a judge on the fake server: no HTTP retries, one re-ask, no cache, and the
-    verdict variant that carries a reason and a quote (``label_first``)."""
+    """Settings for a judge on the fake server: no HTTP retries, one re-ask, no cache, the
+    verdict variant that carries a reason and a quote (``label_first``), and drafts without a
+    citation grammar (``generator_grammar = off``: probing for one would take a scripted reply;
+    a test of the grammar sets it)."""
     values: dict[str, Any] = {
         "base_url": FAKE_BASE_URL,
         "http_retries": 0,
         "reasks": 1,
         "cache_enabled": False,
         "verdict_variant": "label_first",
+        "generator_grammar": "off",
     }
     values.update(overrides)
     return Settings(**values)

@@ -22,6 +22,7 @@ from judge.answer.loop import (
     RepairStyle,
     answer,
 )
+from judge.answer.refusals import RefusalKind
 from judge.answer.relevance import REFUSAL_SENTENCE
 from judge.audit.log import AuditLog
 from judge.cli.app import main
@@ -310,11 +311,15 @@ async def test_refusal_sentence_ends_in_an_explicit_refusal(fallback: Fallback) 
     result = await rig.run("What is the warranty period for laptops?", fallback=fallback)
     assert result.outcome is Outcome.REFUSED
     assert rig.judge.requests == []  # nothing to verify: no claim was made
-    gap = "No passage mentions: warranty, period, laptops."
+    assert result.refusal is RefusalKind.NO_ANSWER
+    gap = (
+        "No verified answer can be given: no passage of the evidence bears on the question "
+        "(none mentions: warranty, period, laptops)."
+    )
     if fallback is Fallback.ESCALATE:
         assert result.escalated and result.text.startswith(ESCALATION_MARKER)
     else:
-        assert result.text.startswith(REFUSAL_SENTENCE)
+        assert result.text == gap
     assert result.text.endswith(gap)
     assert "[S1]" not in result.text
 
@@ -341,12 +346,47 @@ async def test_nothing_supported_after_the_budget_is_a_refusal() -> None:
 
 
 async def test_a_generator_refusal_on_evidence_that_bears_on_the_question_says_so() -> None:
-    rig = Rig([f"{REFUSAL_SENTENCE} [S1]"])
+    # The passages share the question's words, so the refusal is asked again once, naming them.
+    rig = Rig([f"{REFUSAL_SENTENCE} [S1]", REFUSAL_SENTENCE])
     result = await rig.run("How long do refunds take?")
     assert result.outcome is Outcome.REFUSED
+    assert result.refusal is RefusalKind.NO_ANSWER
     assert result.text == (
-        "No verified answer can be given: the generator found no answer in the evidence "
-        "(passages mention: refunds)."
+        "No verified answer can be given: the generator found no answer in the evidence when "
+        "asked twice (passages mention: refunds)."
+    )
+    assert [s.stage for s in result.steps] == ["draft", "regeneration", "final"]
+    problems = fenced(rig.generator.requests[1])["PROBLEMS"]
+    assert "the evidence may hold the answer (S1 mentions refunds; S2 mentions refunds)" in problems
+    assert rig.judge.requests == []
+
+
+async def test_a_refusal_asked_again_can_end_in_a_verified_answer() -> None:
+    rig = Rig([REFUSAL_SENTENCE, PAYMENT])
+    result = await rig.run(PAYMENT_Q)
+    assert result.outcome is Outcome.REGENERATED and result.text == PAYMENT
+    assert result.refusal is None
+
+
+async def test_a_refusal_then_a_failed_regeneration_names_both() -> None:
+    rig = Rig([REFUSAL_SENTENCE, GIFT_CARD])
+    result = await rig.run(PAYMENT_Q)
+    assert result.outcome is Outcome.REFUSED
+    assert result.refusal is RefusalKind.FAILED_VERIFICATION
+    assert result.text == (
+        "No verified answer can be given: the draft said the evidence does not contain the "
+        "answer, and the regenerated answer failed verification against the evidence "
+        "(regeneration: 1 statement is not supported by the evidence)."
+    )
+
+
+async def test_a_refusal_is_not_asked_again_without_a_regeneration_budget() -> None:
+    rig = Rig([REFUSAL_SENTENCE], max_regenerations=0)
+    result = await rig.run(PAYMENT_Q)
+    assert result.outcome is Outcome.REFUSED and rig.generator_calls == 1
+    assert result.refusal is RefusalKind.NO_ANSWER
+    assert result.text.startswith(
+        "No verified answer can be given: the generator found no answer in the evidence ("
     )
 
 
@@ -438,6 +478,7 @@ def test_cli_answers_over_loopback(
 ) -> None:
     monkeypatch.setenv("JUDGE_STATE_DIR", str(tmp_path))
     monkeypatch.setenv("JUDGE_HTTP_RETRIES", "0")
+    monkeypatch.setenv("JUDGE_GENERATOR_GRAMMAR", "off")  # the grammar's own test is below
     evidence = tmp_path / "evidence.json"
     evidence.write_text(json.dumps({"question": RETURN_Q, "evidence": EVIDENCE}))
     with run_fake_openai_server(_combined(drafts)) as url:
@@ -483,3 +524,35 @@ async def test_a_refusal_after_a_failed_draft_names_the_draft_failures() -> None
         "(draft: 1 statement is not supported by the evidence), and the regenerated answer "
         "said the evidence does not contain the answer."
     )
+
+
+# --- a verified draft that does not address the question ---------------------------------------
+
+
+async def test_a_verified_draft_that_does_not_address_the_question_is_asked_again() -> None:
+    rig = Rig([UNOPENED, PAYMENT])
+    result = await rig.run(PAYMENT_Q)
+    assert result.outcome is Outcome.REGENERATED and result.text == PAYMENT
+    assert result.reasons[0].startswith("draft: verified, but it does not address the question")
+    problems = fenced(rig.generator.requests[1])["PROBLEMS"]
+    assert "the answer verified but does not address the question: it leaves out" in problems
+    assert "payment" in problems and "method" in problems
+
+
+async def test_without_a_budget_the_verified_draft_is_returned() -> None:
+    rig = Rig([UNOPENED], max_regenerations=0)
+    result = await rig.run(PAYMENT_Q)
+    assert result.outcome is Outcome.PASSED and result.text == UNOPENED
+    assert result.reasons[0].startswith("verified, but it does not address the question")
+
+
+@pytest.mark.parametrize("later", [PIGEON, REFUSAL_SENTENCE], ids=["unsupported", "refusal"])
+async def test_the_earlier_verified_draft_stands_when_the_next_one_fails(later: str) -> None:
+    rig = Rig([UNOPENED, later])
+    result = await rig.run(PAYMENT_Q)
+    assert result.outcome is Outcome.PASSED and result.text == UNOPENED
+    assert result.verified and result.refusal is None
+    assert result.reasons[-1] == (
+        "the earlier verified answer is returned, though it does not address the question"
+    )
+    assert [s.stage for s in result.steps] == ["draft", "regeneration", "final"]

@@ -30,6 +30,11 @@ def test_slots_leave_out_question_words_and_sort_names_numbers_and_topics() -> N
     }
 
 
+def test_an_instruction_to_answer_is_no_slot() -> None:
+    question = "Is this true? Refunds take a week. Answer from the evidence."
+    assert kinds(question) == {"Refunds": SlotKind.TOPIC, "week": SlotKind.TOPIC}
+
+
 def test_identifiers_and_acronyms_are_entities_but_a_capital_opening_a_sentence_is_not() -> None:
     assert kinds("Refunds for SKU42 under the IRS rule?") == {
         "Refunds": SlotKind.TOPIC,
