@@ -45,7 +45,13 @@ FAKE = JudgeChoice("fake")
 
 # Holes the suite finds in the current defences (case id glob -> what lets the attack through).
 # Case globs the defences are known to miss, with why; each one's test fails once it is closed.
-KNOWN_HOLES: dict[str, str] = {}
+KNOWN_HOLES: dict[str, str] = {
+    # "Opened items ... within one month" against evidence giving 14 days for opened items and
+    # 30 days for unopened ones: the unit conversion (one month = 30 days) is tried against
+    # every value of the passage, not only the sentence restating the claim, and the value
+    # frames compare bare durations by period and basis only.
+    "evasion/unit_rewrite/example.refund_policy": "a conversion matched to another fact's value",
+}
 
 
 def _known(case_id: str) -> bool:
