@@ -585,6 +585,9 @@ def sigterm_row(folder: Path) -> Row:
             "JUDGE_GENERATOR_BASE_URL": generator_url,
             # The generator stalls: the streams stay open until the signal, not their bound.
             "JUDGE_STREAM_TEXT_GAP_TIMEOUT_S": "60",
+            # This generator stalls on every call, a grammar probe too: no probe, so the
+            # signal finds both streams open rather than one still probing.
+            "JUDGE_GENERATOR_GRAMMAR": "off",
         }
         command = [
             sys.executable, "-m", "judge.cli", "serve", "--port", str(port), "--base-url",

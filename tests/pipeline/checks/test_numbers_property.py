@@ -111,7 +111,9 @@ def test_a_number_absent_from_the_evidence_always_fails(data: st.DataObject) -> 
     others = data.draw(st.lists(_far_from(value), min_size=1, max_size=4))
     usable = [r for r in RENDERERS if all(r.can_write(o) for o in others)]
     other_renderer = data.draw(st.sampled_from(usable))
-    evidence = "The report lists " + ", ".join(other_renderer.write(o) for o in others) + "."
+    # Joined by "; ": after ", " a group of three digits reads as the thousands of the number
+    # before it ("162 950, 101" holds 950,101), which a claim of "1,000,000" rounds to.
+    evidence = "The report lists " + "; ".join(other_renderer.write(o) for o in others) + "."
     outcome = check(f"The report says {written} were counted.", evidence)
     assert outcome is not None, written
     assert outcome.status is CheckStatus.FAILED, (written, evidence)
